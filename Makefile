@@ -1,0 +1,46 @@
+# mfx — `make demo` runs the main job, `make test` the fast test suite; both install first.
+PYTHON ?= python3
+VENV ?= .venv
+# The CPU build of torch for machines without a GPU; override e.g. TORCH_SPEC="torch==2.13.0+cu126".
+TORCH_SPEC ?= torch==2.13.0
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.mfx-installed
+OUT ?= outputs
+
+.PHONY: install test test-all demo figures bench lint clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q "$(TORCH_SPEC)"
+	$(BIN)/pip install -q -e ".[dev]"
+	touch $(STAMP)
+
+test: install
+	$(BIN)/python -m pytest -q
+
+test-all: install
+	$(BIN)/python -m pytest -q -m "slow or not slow"
+
+demo: install
+	$(BIN)/mfx run experiment=resnet_phase scale=quick out=$(OUT)
+	$(BIN)/mfx collect $(OUT)/resnet_phase/quick
+	$(BIN)/mfx report $(OUT)/resnet_phase/quick
+	@echo "figures: $(OUT)/resnet_phase/quick/figures/   report: $(OUT)/resnet_phase/quick/report.md"
+
+figures: install
+	for e in $$($(BIN)/mfx list --names); do $(BIN)/mfx run experiment=$$e scale=quick out=$(OUT) || exit 1; done
+	$(BIN)/mfx collect $$(for e in $$($(BIN)/mfx list --names); do echo $(OUT)/$$e/quick; done) -o $(OUT)/quick/table.csv
+	$(BIN)/mfx report $(OUT)/quick/table.csv
+	@echo "report: $(OUT)/quick/report.md"
+
+bench: install
+	$(BIN)/python -m benchmarks
+
+lint: install
+	$(BIN)/ruff check mfx tests benchmarks
+	$(BIN)/ruff format --check mfx tests benchmarks
+
+clean:
+	rm -rf $(OUT)/*/ .pytest_cache

@@ -1,0 +1,5 @@
+import sys
+
+from mfx.cli import main
+
+sys.exit(main())

@@ -1,0 +1,130 @@
+"""Rate fits: power laws in log space, and sums of non-negative terms such as a/L + b/√(LM).
+
+Every fit returns a `Fit` with its parameters, their standard errors, the R² and the number of
+points, so that a claim can say how well a rate was measured and not only what it was.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import least_squares, nnls
+
+
+@dataclass(frozen=True)
+class Fit:
+    params: dict[str, float]
+    se: dict[str, float]
+    r2: float
+    n: int
+
+    def __getitem__(self, name: str) -> float:
+        return self.params[name]
+
+    def describe(self, name: str) -> str:
+        return f"{name} = {self.params[name]:.3g} ± {self.se[name]:.2g} (R² = {self.r2:.3f}, n = {self.n})"
+
+
+def _clean(*arrays):
+    arrays = [np.asarray(a, dtype=float) for a in arrays]
+    keep = np.logical_and.reduce([np.isfinite(a) for a in arrays])
+    return [a[keep] for a in arrays]
+
+
+def _r2(y, pred) -> float:
+    ss_res = float(np.sum((y - pred) ** 2))
+    ss_tot = float(np.sum((y - y.mean()) ** 2))
+    return 1.0 - ss_res / ss_tot if ss_tot > 0 else float("nan")
+
+
+def linear(x, y) -> Fit:
+    """Ordinary least squares y = slope·x + intercept, with standard errors."""
+    x, y = _clean(x, y)
+    n = len(x)
+    if n < 2:
+        nan = float("nan")
+        return Fit({"slope": nan, "intercept": nan}, {"slope": nan, "intercept": nan}, nan, n)
+    A = np.stack([x, np.ones_like(x)], axis=1)
+    coef, *_ = np.linalg.lstsq(A, y, rcond=None)
+    pred = A @ coef
+    dof = n - 2
+    if dof > 0:
+        sigma2 = float(np.sum((y - pred) ** 2)) / dof
+        cov = sigma2 * np.linalg.pinv(A.T @ A)
+        se = np.sqrt(np.diag(cov))
+    else:
+        se = np.array([float("nan")] * 2)
+    return Fit(
+        {"slope": float(coef[0]), "intercept": float(coef[1])},
+        {"slope": float(se[0]), "intercept": float(se[1])},
+        _r2(y, pred),
+        n,
+    )
+
+
+def power_law(x, y) -> Fit:
+    """y = prefactor · x^slope, fitted by least squares on (log x, log y); non-positive y dropped."""
+    x, y = _clean(x, y)
+    keep = (x > 0) & (y > 0)
+    f = linear(np.log(x[keep]), np.log(y[keep]))
+    return Fit(
+        {"slope": f["slope"], "prefactor": float(np.exp(f["intercept"]))},
+        {"slope": f.se["slope"], "prefactor": float(np.exp(f["intercept"]) * f.se["intercept"])},
+        f.r2,
+        f.n,
+    )
+
+
+def nonneg_sum(terms: dict[str, np.ndarray], y) -> Fit:
+    """y ≈ Σ_k c_k · terms[k] with every c_k ≥ 0, fitted in log space (relative errors).
+
+    Start from the linear NNLS on relative residuals, then refine log(Σ c_k t_k) − log y with
+    bounded least squares.  R² is that of log y; standard errors come from the Jacobian.
+    """
+    names = list(terms)
+    cols = _clean(*[terms[k] for k in names], y)
+    y = cols.pop()
+    T = np.stack(cols, axis=1)
+    keep = (y > 0) & np.all(T >= 0, axis=1)
+    T, y = T[keep], y[keep]
+    c0, _ = nnls(T / y[:, None], np.ones_like(y))
+    scale = np.maximum(c0, 1e-12 * max(c0.max(), 1e-300))
+
+    def residual(c):
+        return np.log(np.maximum(T @ (c * scale), 1e-300)) - np.log(y)
+
+    sol = least_squares(residual, np.ones(len(names)), bounds=(0, np.inf), method="trf")
+    coef = sol.x * scale
+    dof = len(y) - len(names)
+    if dof > 0:
+        J = sol.jac / scale  # d residual / d c
+        sigma2 = float(np.sum(sol.fun**2)) / dof
+        se = np.sqrt(np.abs(np.diag(sigma2 * np.linalg.pinv(J.T @ J))))
+    else:
+        se = np.full(len(names), float("nan"))
+    log_y = np.log(y)
+    return Fit(
+        dict(zip(names, map(float, coef))),
+        dict(zip(names, map(float, se))),
+        _r2(log_y, log_y + sol.fun),
+        len(y),
+    )
+
+
+def evaluate(fit: Fit, terms: dict[str, np.ndarray]) -> np.ndarray:
+    """Σ_k c_k · terms[k] for a `nonneg_sum` fit (to draw the fitted curve)."""
+    return sum(fit.params[k] * np.asarray(t, dtype=float) for k, t in terms.items())
+
+
+def zero_crossing(x, y) -> float:
+    """First x where the piecewise-linear interpolant of y(x) crosses zero (NaN if it never does)."""
+    x, y = _clean(x, y)
+    order = np.argsort(x)
+    x, y = x[order], y[order]
+    for i in range(len(x) - 1):
+        if y[i] == 0:
+            return float(x[i])
+        if y[i] * y[i + 1] < 0:
+            return float(x[i] - y[i] * (x[i + 1] - x[i]) / (y[i + 1] - y[i]))
+    return float(x[-1]) if len(x) and y[-1] == 0 else float("nan")

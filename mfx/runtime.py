@@ -1,0 +1,72 @@
+"""Threads, device, dtype, per-seed random streams and progress bars.
+
+Seeds are a batch dimension: `randn(shape, seeds, stream)` stacks one draw per seed, each from its
+own generator keyed by (seed, stream), so seed s gives the same numbers alone or in any batch, and
+two streams (say the data and the weights of one seed) never share numbers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import torch
+from tqdm.auto import tqdm
+
+DTYPES = {"float32": torch.float32, "float64": torch.float64}
+DEVICES = ("cpu", "cuda", "auto")
+
+
+@dataclass(frozen=True)
+class Runtime:
+    device: torch.device
+    dtype: torch.dtype
+
+
+def setup(threads: int = 1, device: str = "cpu", dtype: str = "float64") -> Runtime:
+    """Apply the process-wide settings of `cfg.runtime` and return the device and dtype to use.
+
+    One thread per process is the default: the matrices are small, and parallelism comes from
+    running jobs in separate processes (Hydra launchers).
+    """
+    torch.set_num_threads(threads)
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cuda" and not torch.cuda.is_available():
+        raise RuntimeError("runtime.device=cuda but torch sees no CUDA device")
+    return Runtime(torch.device(device), DTYPES[dtype])
+
+
+def stream_seed(seed: int, *stream: object) -> int:
+    """A 63-bit seed for the random stream `stream` of seed `seed` (stable across runs/machines)."""
+    text = "/".join(map(str, (seed, *stream)))
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little") >> 1
+
+
+def generator(seed: int, *stream: object, device: torch.device | str = "cpu") -> torch.Generator:
+    g = torch.Generator(device=device)
+    g.manual_seed(stream_seed(seed, *stream))
+    return g
+
+
+def randn(
+    shape: Sequence[int],
+    seeds: Sequence[int],
+    *stream: object,
+    dtype: torch.dtype = torch.float64,
+    device: torch.device | str = "cpu",
+) -> torch.Tensor:
+    """Standard normal tensor of shape [len(seeds), *shape]; row s depends only on (seeds[s], stream)."""
+    return torch.stack(
+        [
+            torch.randn(tuple(shape), generator=generator(s, *stream, device=device), dtype=dtype, device=device)
+            for s in seeds
+        ]
+    )
+
+
+def progress(iterable: Iterable | None = None, **kwargs) -> tqdm:
+    """A tqdm bar that stays quiet when stdout is not a terminal (logs, CI, launchers)."""
+    return tqdm(iterable, disable=not sys.stdout.isatty(), leave=False, dynamic_ncols=True, **kwargs)

@@ -1,0 +1,77 @@
+"""Shared fixtures: a test-only `toy` experiment and an in-process `mfx run` into tmp_path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from mfx import cli, fit, plotting, results, runtime
+from mfx.experiment import Claim, Experiment, check, register
+
+TEST_CONF = Path(__file__).parent / "conf"
+
+
+def _toy_run(cfg):
+    m = cfg.model
+    noise = runtime.randn((), list(range(m.reps)), "toy", m.a).numpy()
+    value = m.b * m.a ** (-0.5 + m.slope_shift) * (1 + m.noise * noise)
+    if m.a == m.nan_at:
+        value = value * np.nan
+    return [{"a": m.a, "seed": s, "metric": "y", "value": v} for s, v in enumerate(value)]
+
+
+def _toy_fit(table):
+    ok = table[table["status"] == "ok"]
+    return fit.power_law(ok["a"], ok["value"])
+
+
+def _toy_plot(table):
+    fig, (ax,) = plotting.figure()
+    ax.loglog(table["a"], table["value"], "o")
+    ax.set_title(_toy_fit(table).describe("slope"))
+    return {"y_vs_a": fig}
+
+
+def _toy_claims(table):
+    f = _toy_fit(table)
+    return [Claim.within("toy", "slope of y vs a", f["slope"], -0.5, 0.05, f.describe("slope"))]
+
+
+def _toy_validate(cfg):
+    check(cfg, "model.a", int, low=1)
+    check(cfg, "model.b", float, low=0, open_low=True)
+
+
+register(Experiment("toy", "toy", "test-only power law", "none", _toy_run, _toy_plot, _toy_claims, _toy_validate))
+
+
+@pytest.fixture
+def mfx_main(tmp_path, monkeypatch):
+    """Run the CLI in-process with cwd = tmp_path; returns (exit code, stdout, stderr)."""
+    monkeypatch.chdir(tmp_path)
+
+    def call(*argv, capsys=None):
+        return cli.main(list(argv))
+
+    return call
+
+
+@pytest.fixture
+def run_experiment(tmp_path):
+    """Run `mfx run experiment=NAME …` in-process into tmp_path; return the collected table."""
+
+    def run(name: str, *overrides: str):
+        out = tmp_path / "out"
+        argv = ["run", f"experiment={name}", f"out={out}", *overrides]
+        if name == "toy":
+            argv.append(f"hydra.searchpath=[file://{TEST_CONF}]")
+        assert cli.main(argv) == 0
+        return results.collect([out / name])
+
+    return run
+
+
+torch.set_num_threads(1)

@@ -1,0 +1,133 @@
+"""The command line: sweeps, collect → plot → report, bad input, resume, determinism."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from conftest import TEST_CONF
+
+from mfx import cli
+
+TOY = [f"hydra.searchpath=[file://{TEST_CONF}]", "experiment=toy"]
+MFX = str(Path(sys.executable).with_name("mfx"))
+
+
+def run(out, *overrides):
+    return cli.main(["run", *TOY, f"out={out}", *overrides])
+
+
+def job_rows(out):
+    return sorted((out / "toy" / "quick").rglob("rows.csv"))
+
+
+def test_installed_entry_point_runs_outside_the_repo(tmp_path):
+    listing = subprocess.run([MFX, "list"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+    names = subprocess.run([MFX, "list", "--names"], cwd=tmp_path, capture_output=True, text=True).stdout.split()
+    assert names and all(name in listing for name in names)
+    job = subprocess.run(
+        [MFX, "run", f"experiment={names[0]}", "--cfg", "job"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert job.returncode == 0, job.stderr
+    assert f"name: {names[0]}" in job.stdout and "model:" in job.stdout
+    assert not (tmp_path / "outputs").exists()  # printing a config writes nothing
+
+
+def test_sweep_collect_plot_report(tmp_path):
+    assert run(tmp_path) == 0
+    assert len(job_rows(tmp_path)) == 4  # the quick grid a = 1, 2, 4, 8
+    for rows in job_rows(tmp_path):
+        assert (rows.parent / "provenance.json").exists()
+    sweep = tmp_path / "toy" / "quick"
+    assert cli.main(["collect", str(sweep)]) == 0
+    table = pd.read_csv(sweep / "table.csv")
+    assert list(table.columns) == ["experiment", "scale", "a", "seed", "metric", "value", "status"]
+    assert sorted(table["a"].unique()) == [1, 2, 4, 8] and (table["status"] == "ok").all()
+    assert cli.main(["plot", str(sweep / "table.csv"), "--out", str(tmp_path / "figs")]) == 0
+    assert {p.name for p in (tmp_path / "figs").iterdir()} == {"toy_quick_y_vs_a.pdf", "toy_quick_y_vs_a.png"}
+    assert cli.main(["report", str(sweep), "--strict"]) == 0
+    report = (sweep / "report.md").read_text()
+    assert "1 of 1 claims pass" in report and "figures/toy_quick_y_vs_a.png" in report
+
+
+def test_command_line_sweep_replaces_an_axis(tmp_path):
+    assert run(tmp_path, "model.a=3,5") == 0
+    assert [p.parent.name for p in job_rows(tmp_path)] == ["model.a=3", "model.a=5"]
+
+
+def test_failing_claim_makes_strict_report_exit_1(tmp_path, capsys):
+    assert run(tmp_path, "model.slope_shift=0.2") == 0
+    sweep = str(tmp_path / "toy" / "quick")
+    assert cli.main(["report", sweep]) == 0
+    assert cli.main(["report", sweep, "--strict"]) == 1
+    assert "FAIL toy: slope of y vs a" in capsys.readouterr().out
+
+
+def test_diverging_job_is_data_not_a_crash(tmp_path):
+    assert run(tmp_path, "model.nan_at=4") == 0
+    table = pd.concat(pd.read_csv(p) for p in job_rows(tmp_path))
+    assert set(table.loc[table["a"] == 4, "status"]) == {"diverged"}
+    assert set(table.loc[table["a"] != 4, "status"]) == {"ok"}
+
+
+@pytest.mark.parametrize(
+    "overrides, key",
+    [
+        (["experiment=nope"], "experiment"),
+        (["model.a=0"], "model.a"),
+        (["model.b=-1"], "model.b"),
+        (["model.a=abc"], "model.a"),
+        (["model.a=1,0"], "model.a"),
+        (["scale=huge"], "scale"),
+        (["model.zz=3"], "model.zz"),
+        (["model.zz=1,2"], "model.zz"),
+        (["runtime.device=tpu"], "runtime.device"),
+        (["model.a=[1"], "malformed"),
+    ],
+)
+def test_bad_input_one_line_exit_2_nothing_written(tmp_path, capsys, overrides, key):
+    out = tmp_path / "out"
+    assert run(out, *overrides) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and key in err and "Traceback" not in err
+    assert not out.exists()
+
+
+def test_collect_of_empty_directory_is_an_error(tmp_path, capsys):
+    assert cli.main(["collect", str(tmp_path)]) == 2
+    assert "no rows.csv" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_interrupted_sweep_resumes_without_duplicates(tmp_path):
+    assert run(tmp_path) == 0
+    first = job_rows(tmp_path)
+    kept = {p: p.stat().st_mtime_ns for p in first[:2]}
+    for p in first[2:]:
+        p.unlink()  # as if the sweep had been killed after two jobs
+    assert run(tmp_path) == 0
+    assert all(p.stat().st_mtime_ns == t for p, t in kept.items())  # finished jobs were skipped
+    assert job_rows(tmp_path) == first
+    from mfx import results
+
+    table = results.collect([tmp_path / "toy"])
+    assert len(table) == 8 and not table.duplicated().any()
+
+
+def test_same_sweep_twice_gives_identical_bytes(tmp_path):
+    assert run(tmp_path / "one") == 0
+    assert run(tmp_path / "two") == 0
+    one, two = job_rows(tmp_path / "one"), job_rows(tmp_path / "two")
+    assert [p.read_bytes() for p in one] == [p.read_bytes() for p in two]
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["run", "--help"], ["list", "--help"], ["collect", "--help"],
+                                  ["plot", "--help"], ["report", "--help"]])
+def test_help_says_what_and_shows_an_example(argv, capsys):
+    try:
+        code = cli.main(argv)
+    except SystemExit as e:  # argparse exits after printing help
+        code = e.code
+    assert code == 0
+    assert "example" in capsys.readouterr().out

@@ -1,0 +1,49 @@
+import numpy as np
+import pytest
+
+from mfx import fit
+
+
+def test_power_law_recovers_slope_and_prefactor():
+    rng = np.random.default_rng(0)
+    x = np.logspace(0, 3, 20)
+    y = 3.0 * x**-0.5 * np.exp(0.01 * rng.standard_normal(20))
+    f = fit.power_law(x, y)
+    assert f["slope"] == pytest.approx(-0.5, rel=0.02)
+    assert f["prefactor"] == pytest.approx(3.0, rel=0.02)
+    assert f.r2 > 0.99 and f.n == 20 and 0 < f.se["slope"] < 0.01
+
+
+def test_power_law_drops_non_finite_and_non_positive():
+    f = fit.power_law([1, 2, 4, 8, 16], [1, 0.5, np.nan, -1, 1 / 16])
+    assert f.n == 3
+    assert f["slope"] == pytest.approx(-1.0)
+
+
+def test_nonneg_sum_recovers_two_term_coefficients():
+    rng = np.random.default_rng(1)
+    L, M = np.meshgrid(2.0 ** np.arange(1, 8), 2.0 ** np.arange(0, 7))
+    L, M = L.ravel(), M.ravel()
+    terms = {"a": 1 / L, "b": 1 / np.sqrt(L * M)}
+    y = (0.3 * terms["a"] + 0.8 * terms["b"]) * np.exp(0.005 * rng.standard_normal(L.size))
+    f = fit.nonneg_sum(terms, y)
+    assert f["a"] == pytest.approx(0.3, rel=0.02)
+    assert f["b"] == pytest.approx(0.8, rel=0.02)
+    assert f.r2 > 0.99
+    np.testing.assert_allclose(fit.evaluate(f, terms), y, rtol=0.03)
+
+
+def test_nonneg_sum_clips_a_negative_coefficient_to_zero():
+    x = np.arange(1.0, 20)
+    f = fit.nonneg_sum({"a": 1 / x, "b": np.ones_like(x)}, 2 / x)
+    assert f["a"] == pytest.approx(2.0, rel=1e-6)
+    assert f["b"] == pytest.approx(0.0, abs=1e-8)
+
+
+def test_linear_and_zero_crossing():
+    x = np.linspace(0, 1, 11)
+    f = fit.linear(x, 2 * x - 1)
+    assert f["slope"] == pytest.approx(2) and f["intercept"] == pytest.approx(-1)
+    assert fit.zero_crossing(x, 2 * x - 1) == pytest.approx(0.5)
+    assert fit.zero_crossing(x[::-1], (2 * x - 1)[::-1]) == pytest.approx(0.5)
+    assert np.isnan(fit.zero_crossing(x, x + 1))
