@@ -39,6 +39,10 @@ hydra flags: --cfg job|hydra|all, --info, --hydra-help, -m (implied: every exper
 # Hydra flags that only print something: no job runs, so no validation is needed.
 PRINT_FLAGS = {"--cfg", "-c", "--info", "-i", "--hydra-help", "--help", "-h", "--shell-completion", "-sc"}
 
+FLAGS_WITH_VALUE = {"--cfg", "-c", "--package", "-p", "--config-path", "-cp", "--config-name", "-cn",
+                    "--config-dir", "-cd", "--experimental-rerun"}
+INFO_TOPICS = {"all", "config", "defaults", "defaults-tree", "plugins", "searchpath"}
+
 _sweep_bar = None  # progress over the jobs of a sweep run in this process (basic launcher)
 
 
@@ -113,7 +117,7 @@ def _run(args: list[str]) -> int:
         print(EPILOG_RUN)
         return 0
     printing = any(a.split("=")[0] in PRINT_FLAGS for a in args)
-    overrides = [a for a in args if not a.startswith("-")]
+    overrides = _overrides(args)
     # Printing flags (--cfg, --info …) run no job: validate only what they name.
     jobs = plan(overrides) if not printing or any(o.startswith("experiment=") for o in overrides) else []
     n_jobs = 0 if printing else len(jobs)
@@ -132,6 +136,20 @@ def _run(args: list[str]) -> int:
         if _sweep_bar is not None:
             _sweep_bar.close()
     return 0
+
+
+def _overrides(args: list[str]) -> list[str]:
+    """The KEY=VALUE arguments, without Hydra's flags and their values (`--cfg job`, `--info all`)."""
+    out, skip = [], False
+    for i, a in enumerate(args):
+        if skip:
+            skip = False
+        elif a.startswith("-"):
+            nxt = args[i + 1] if i + 1 < len(args) else ""
+            skip = "=" not in a and (a in FLAGS_WITH_VALUE or (a in ("--info", "-i") and nxt in INFO_TOPICS))
+        else:
+            out.append(a)
+    return out
 
 
 def plan(overrides: list[str]) -> list[DictConfig]:
