@@ -1,0 +1,83 @@
+"""Neural tangent kernels of the L×H transformer and the closed-form Gram of the Λ_μ (science §2.3, §3).
+
+Empirical NTK of one seed: K = L·H · J Jᵀ with J = ∂ŷ/∂θ [N·d, P] (torch.func.jacrev), split by
+parameter blocks: K_V from the value matrices, K_QK from the query and key matrices, K = K_V + K_QK.
+The L·H factor makes K the kernel of the flow in time t = k·η (dŷ/dt = −K (ŷ − y)/N), finite as L, H → ∞.
+
+Closed-form Gram (the paper's condition, population level, §3.4): F[m, i] = Λ_{μ_i}(z_m) at z_m ~ ν;
+regress every column on the affine functions [1, z], keep the residual R [M, N]; G = RᵀR / M.  λ_min(G)
+= 0 iff some Σ c_i Λ_i is affine on the support of ν, i.e. the NTK injectivity condition fails.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch.func import jacrev
+
+from mfx.transformer.model import forward
+
+
+def jacobian(Q, K, V, X, q0, *, beta: float = 1.0, readout: str = "query") -> dict[str, torch.Tensor]:
+    """J of one seed: Q, K, V [L, H, d, d] → {"Q","K","V": [N·d, L·H·d·d]}."""
+
+    def f(Q, K, V):
+        return forward(Q[None], K[None], V[None], X, q0, beta=beta, readout=readout).reshape(-1)
+
+    J = jacrev(f, argnums=(0, 1, 2))(Q, K, V)
+    return {name: j.reshape(j.shape[0], -1) for name, j in zip("QKV", J)}
+
+
+def ntk_blocks(Q, K, V, X, q0, *, beta: float = 1.0, readout: str = "query") -> dict[str, torch.Tensor]:
+    """{"full", "V", "QK"}: [S, N·d, N·d] empirical NTK blocks of every seed (parameters [S, L, H, d, d])."""
+    L, H = Q.shape[1], Q.shape[2]
+    out = {"full": [], "V": [], "QK": []}
+    for s in range(Q.shape[0]):
+        Xs = X[s] if X.dim() == 4 else X
+        J = jacobian(Q[s], K[s], V[s], Xs, q0, beta=beta, readout=readout)
+        KV = L * H * J["V"] @ J["V"].T
+        KQK = L * H * (J["Q"] @ J["Q"].T + J["K"] @ J["K"].T)
+        out["V"].append(KV)
+        out["QK"].append(KQK)
+        out["full"].append(KV + KQK)
+    return {k: torch.stack(v) for k, v in out.items()}
+
+
+def spectrum(G: torch.Tensor) -> dict[str, torch.Tensor]:
+    """λ_min, λ_max and their ratio of symmetric matrices G [..., n, n] (ratio can be ≲ 0 at rounding level)."""
+    ev = torch.linalg.eigvalsh(0.5 * (G + G.transpose(-1, -2)))
+    lo, hi = ev[..., 0], ev[..., -1]
+    return {"lam_min": lo, "lam_max": hi, "ratio": lo / hi}
+
+
+def affine_residual(F: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
+    """Residual of each column of F [M, N] after least squares on [1, z] (z [M, d])."""
+    B = torch.cat([torch.ones_like(z[:, :1]), z], dim=1)
+    # orthonormal basis of the affine functions: projection is stable even when F is nearly affine
+    Qb, _ = torch.linalg.qr(B)
+    return F - Qb @ (Qb.T @ F)
+
+
+def lse_gram(F: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
+    """Closed-form Gram G = RᵀR / M of the Λ values F [M, N] modulo affine functions of z [M, d]."""
+    R = affine_residual(F, z)
+    return R.T @ R / F.shape[0]
+
+
+def sample_z(
+    M: int,
+    d: int,
+    sigma_z: float,
+    generator: torch.Generator,
+    *,
+    z_max: float | None = None,
+    dtype=torch.float64,
+):
+    """M points z ~ N(0, σ_z² I), kept inside the ball |z| < z_max when given (Laplace MGF domain)."""
+    z = sigma_z * torch.randn(M, d, generator=generator, dtype=dtype)
+    if z_max is not None:
+        norm = z.norm(dim=1, keepdim=True)
+        # radial truncation: points outside are pulled back in along their direction, keeping M fixed
+        z = torch.where(
+            norm < z_max, z, z / norm * z_max * torch.rand(M, 1, generator=generator, dtype=dtype)
+        )
+    return z

@@ -1,0 +1,78 @@
+import torch
+
+from mfx import runtime
+from mfx.transformer import families, model, ntk
+
+DT = torch.float64
+
+
+def _setup(L=2, H=3, S=2, n=5, N=3, d=2):
+    g = runtime.generator(0, "ntk-test")
+    X = torch.randn(N, n, d, generator=g, dtype=DT)
+    q0 = torch.tensor([1.0, 0.5], dtype=DT)
+    return (*model.init_params(L, H, d, list(range(S))), X, q0)
+
+
+def test_ntk_equals_explicit_per_parameter_gradients():
+    """K = L·H·J Jᵀ with J assembled output by output from autograd of the plain loop model."""
+    Q, K, V, X, q0 = _setup()
+    L, H = Q.shape[1], Q.shape[2]
+    blocks = ntk.ntk_blocks(Q, K, V, X, q0)
+    for s in range(Q.shape[0]):
+        params = [p[s : s + 1].clone().requires_grad_(True) for p in (Q, K, V)]
+        y = model.forward_loop(*params, X, q0).reshape(-1)
+        rows = [
+            torch.cat([g.reshape(-1) for g in torch.autograd.grad(y[a], params, retain_graph=True)])
+            for a in range(y.numel())
+        ]
+        J = torch.stack(rows)
+        P = Q[s].numel()
+        JV, JQK = J[:, 2 * P :], J[:, : 2 * P]
+        assert torch.allclose(blocks["V"][s], L * H * JV @ JV.T, atol=1e-12, rtol=0)
+        assert torch.allclose(blocks["QK"][s], L * H * JQK @ JQK.T, atol=1e-12, rtol=0)
+        assert torch.allclose(blocks["full"][s], L * H * J @ J.T, atol=1e-12, rtol=0)
+
+
+def test_first_order_loss_decrease_matches_one_gd_step():
+    """R(θ − ηLH∇R) − R(θ) = −(η/N²) rᵀ K r + O(η²)."""
+    Q, K, V, X, q0 = _setup()
+    N = X.shape[0]
+    y = torch.randn(N, 2, generator=runtime.generator(3, "y"), dtype=DT)
+    Kfull = ntk.ntk_blocks(Q, K, V, X, q0)["full"]
+    r = (model.forward(Q, K, V, X, q0) - y).reshape(Q.shape[0], -1)
+    predicted = -torch.einsum("sa,sab,sb->s", r, Kfull, r) / N**2
+    for eta in (1e-4, 1e-5):
+        out = model.train(Q, K, V, X, q0, y, eta=eta, steps=1)
+        measured = (out["loss"][1] - out["loss"][0]) / eta
+        assert torch.allclose(measured, predicted, rtol=50 * eta)
+
+
+def test_translate_pair_is_invisible_to_qk_block_at_one_layer():
+    c = families.clouds("translates", [1.0, 1.0], 32, 2, runtime.generator(0, "tr"))
+    Q, K, V, _, q0 = _setup(L=1, H=16)
+    sp = {b: ntk.spectrum(G)["ratio"] for b, G in ntk.ntk_blocks(Q, K, V, c.X, q0).items()}
+    assert (sp["QK"].abs() < 1e-13).all()
+    assert (sp["V"] > 1e-4).all() and (sp["full"] > 1e-4).all()
+
+
+def test_affine_residual_and_gram():
+    g = runtime.generator(0, "gram")
+    z = torch.randn(500, 2, generator=g, dtype=DT)
+    affine = 1.5 + z @ torch.tensor([0.3, -2.0], dtype=DT)
+    F = torch.stack([affine, torch.cosh(z[:, 0]), torch.cosh(z[:, 0]) + affine], dim=1)
+    R = ntk.affine_residual(F, z)
+    assert R[:, 0].abs().max() < 1e-12
+    assert torch.allclose(R[:, 1], R[:, 2], atol=1e-12)
+    sp = ntk.spectrum(ntk.lse_gram(F, z))
+    assert sp["ratio"].abs() < 1e-14  # column 0 is affine and columns 1, 2 agree modulo affine
+    G = ntk.lse_gram(F[:, 1:2], z)
+    assert torch.allclose(G, (R[:, 1:2].T @ R[:, 1:2]) / 500)
+
+
+def test_closed_form_gram_separates_families_from_controls():
+    g = runtime.generator(0, "fam")
+    z = torch.randn(2000, 2, generator=g, dtype=DT)
+    cubes = families.clouds("cube", [1.0, 1.5, 2.0], 8, 2, g)
+    same = families.clouds("same_cov", [1.0, 1.0, 1.0], 8, 2, g)
+    assert ntk.spectrum(ntk.lse_gram(cubes.log_mgf(z), z))["ratio"] > 1e-8
+    assert ntk.spectrum(ntk.lse_gram(same.log_mgf(z), z))["ratio"].abs() < 1e-14
