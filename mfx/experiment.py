@@ -9,7 +9,6 @@ their experiments when `mfx.<family>.experiments` is imported; `load_all()` impo
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -124,10 +123,7 @@ def register(experiment: Experiment) -> Experiment:
 def load_all() -> dict[str, Experiment]:
     """Import every family so that its experiments register themselves."""
     for family in FAMILIES:
-        try:  # TEMP while families land
-            importlib.import_module(f"mfx.{family}.experiments")
-        except ModuleNotFoundError:
-            pass
+        importlib.import_module(f"mfx.{family}.experiments")
     return dict(sorted(_REGISTRY.items()))
 
 

@@ -105,14 +105,15 @@ def phase(table):
     gamma_star = fit.zero_crossing(exps["gamma"], exps["exponent"])
     ax_exp.errorbar(exps["gamma"], exps["exponent"], yerr=exps["se"], fmt="*-", lw=0.8, label="exponent in D")
     ax_exp.axhline(0, color="k", lw=0.5)
-    g = np.linspace(exps["gamma"].min(), exps["gamma"].max(), 50)
-    ax_exp.plot(g, np.where(g < 0.5, 1 - 2 * g, 0.5 - g), "--", color="gray", lw=0.8,
-                label="theory: 1−2γ | 1/2−γ")
     ax_exp.axvline(gamma_star, color="C3", lw=0.8, label=f"γ* = {gamma_star:.2f}")
-    top = ax_exp.get_ylim()[1]
-    for x, name in ((0.2, "subcritical\n(as σ_v = 0)"), (0.5, "MLU"), (0.8, "lazy")):
-        ax_exp.text(x, top * 0.85, name, ha="center", va="top", fontsize=7)
+    # Regions named by the measured crossing: exponent > 0 below γ*, < 0 above (lazy).
+    lo, hi = exps["gamma"].min(), exps["gamma"].max()
+    ax_exp.axvspan(lo, gamma_star, color="C0", alpha=0.06, lw=0)
+    ax_exp.axvspan(gamma_star, hi, color="C1", alpha=0.06, lw=0)
+    for x, name in (((lo + gamma_star) / 2, "subcritical\n(as σ_v = 0)"), (gamma_star, "MLU"),
+                    ((gamma_star + hi) / 2, "lazy")):
+        ax_exp.annotate(name, (x, 0.02), xycoords=("data", "axes fraction"), ha="center", va="bottom", fontsize=7)
     ax_exp.set_xlabel("gamma")
     ax_exp.set_ylabel("exponent of the local update in D")
-    ax_exp.legend(loc="best")
+    ax_exp.legend(loc="upper right")
     return {"phase": fig}
