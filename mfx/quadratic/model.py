@@ -1,0 +1,142 @@
+"""Teacher/student weights, overlaps, the closed-form risk, the plateau and the solution manifold.
+
+Shapes: seeds lead. W [S, p, N], W_star [S, p*, N]; rho [..., p, p*], Q [..., p, p], T [p*, p*].
+Overlap functions are numpy float64 and broadcast over leading axes (seeds, times).
+
+Risk (science §2), with c = a tr Q − a* tr T:
+    eps_g = c²/2 + a² tr Q² − 2 a a* tr ρᵀρ + a*² tr T²
+Plateau (§4.1): ρ = 0, Q = q̄ I with q̄ = a* tr T / (a (p + 2)), eps_pl = (a* tr T)²/(p+2) + a*² tr T².
+Solutions (§5.1, T = I): W = s U W*, s = √(a*/a), UᵀU = I_{p*}; closest to init U0 = polar(ρ0).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from mfx import runtime
+
+READOUTS = ("mean", "sum")
+TEACHERS = ("orthonormal", "gaussian")
+STUDENTS = ("gaussian", "orthonormal")
+
+
+def readout_scales(p: int, p_star: int, readout: str) -> tuple[float, float]:
+    """(a, a*): 1/p, 1/p* for the committee mean, 1, 1 for the plain sum."""
+    return (1.0 / p, 1.0 / p_star) if readout == "mean" else (1.0, 1.0)
+
+
+def teacher_T(p_star: int, anisotropy: float = 0.0) -> np.ndarray:
+    """Target teacher Gram T = diag(1 + anisotropy·linspace(1, −1, p*)); identity by default.
+
+    anisotropy = 0.5 at p* = 2 gives T = diag(1.5, 0.5), the control that breaks the conservation law.
+    """
+    return np.diag(1.0 + anisotropy * np.linspace(1.0, -1.0, p_star)) if p_star > 1 else np.eye(1)
+
+
+def _orthonormal_rows(G: torch.Tensor) -> torch.Tensor:
+    """Rows of G [S, k, N] orthonormalised (QR), scaled to norm √N."""
+    q, r = torch.linalg.qr(G.transpose(1, 2))
+    q = q * torch.sign(torch.diagonal(r, dim1=1, dim2=2)).unsqueeze(1)  # unique, continuous in G
+    return q.transpose(1, 2) * G.shape[-1] ** 0.5
+
+
+def teacher_weights(N, p_star, seeds, kind="orthonormal", anisotropy=0.0, dtype=torch.float64):
+    """W* [S, p*, N]: orthonormal rows of norm √N (T = I exactly) or i.i.d. N(0,1) rows (T ≈ I),
+    rows then scaled by √diag(teacher_T) for the anisotropic control."""
+    G = runtime.randn((p_star, N), seeds, "quadratic", "teacher", dtype=torch.float64)
+    W = _orthonormal_rows(G) if kind == "orthonormal" else G
+    scale = torch.from_numpy(np.sqrt(np.diag(teacher_T(p_star, anisotropy))))
+    return (W * scale[None, :, None]).to(dtype)
+
+
+def student_weights(N, p, seeds, kind="gaussian", sigma0=1.0, dtype=torch.float64):
+    """W0 [S, p, N]: i.i.d. N(0, σ0²) entries (Q0 ≈ σ0² I) or orthonormal rows of norm σ0√N (Q0 = σ0² I)."""
+    G = runtime.randn((p, N), seeds, "quadratic", "student", dtype=torch.float64)
+    W = _orthonormal_rows(G) if kind == "orthonormal" else G
+    return (sigma0 * W).to(dtype)
+
+
+def overlaps(W: torch.Tensor, W_star: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
+    """(rho [S, p, p*], Q [S, p, p]) as float64 numpy, from W [S, p, N] and W* [S, p*, N]."""
+    N = W.shape[-1]
+    W, W_star = W.double(), W_star.double()
+    rho = torch.bmm(W, W_star.transpose(1, 2)) / N
+    Q = torch.bmm(W, W.transpose(1, 2)) / N
+    return rho.numpy(), Q.numpy()
+
+
+def idealised_init(p, p_star, N, seeds, sigma0=1.0):
+    """N → ∞ initial condition (science §7b): Q0 = σ0² I, ρ0 = σ0 G/√N with G i.i.d. N(0,1) [S, p, p*]."""
+    G = runtime.randn((p, p_star), seeds, "quadratic", "rho0", dtype=torch.float64).numpy()
+    Q0 = np.broadcast_to(sigma0**2 * np.eye(p), (len(seeds), p, p)).copy()
+    return sigma0 * G / np.sqrt(N), Q0
+
+
+def _tr(A: np.ndarray) -> np.ndarray:
+    return np.trace(A, axis1=-2, axis2=-1)
+
+
+def risk(rho, Q, T, a, a_star) -> np.ndarray:
+    """Population risk eps_g = ½ E[(ŷ − y)²] without label noise; broadcasts over leading axes (T may be
+    one [p*, p*] matrix or one per seed)."""
+    c = a * _tr(Q) - a_star * _tr(T)
+    return (
+        0.5 * c**2
+        + a**2 * np.sum(Q * Q, axis=(-2, -1))
+        - 2 * a * a_star * np.sum(rho * rho, axis=(-2, -1))
+        + a_star**2 * np.sum(T * T, axis=(-2, -1))
+    )
+
+
+def plateau(p, T, a, a_star) -> tuple[float, float]:
+    """(q̄, eps_pl) of the ρ = 0 plateau in the small-η limit."""
+    trT = float(np.trace(T))
+    q_bar = a_star * trT / (a * (p + 2))
+    eps_pl = (a_star * trT) ** 2 / (p + 2) + a_star**2 * float(np.sum(T * T))
+    return q_bar, eps_pl
+
+
+def eps_underparameterized(p, p_star, a_star) -> float:
+    """Limit risk for p < p* with T = I: a*² (p* − p)(p* + 2)/(p + 2); zero for p ≥ p*."""
+    return a_star**2 * (p_star - p) * (p_star + 2) / (p + 2) if p < p_star else 0.0
+
+
+def polar(rho: np.ndarray) -> np.ndarray:
+    """Polar factor ρ(ρᵀρ)^(-1/2) (p ≥ p*) or (ρρᵀ)^(-1/2)ρ (p < p*) = U_svd V_svdᵀ; [..., p, p*]."""
+    u, _, vt = np.linalg.svd(rho, full_matrices=False)
+    return u @ vt
+
+
+def stiefel(p, p_star, seeds, stream="stiefel") -> np.ndarray:
+    """Uniform random U [S, p, p*] with UᵀU = I (p ≥ p*): baseline points of the solution manifold."""
+    G = runtime.randn((p, p_star), seeds, "quadratic", stream, dtype=torch.float64).numpy()
+    return polar(G)
+
+
+def solution_distance(rho, Q, U, s, p_star) -> np.ndarray:
+    """||W − s U W*||_F²/N = tr Q − 2 s tr(Uᵀρ) + s² p* for T = I; U broadcasts against rho."""
+    return _tr(Q) - 2 * s * np.sum(U * rho, axis=(-2, -1)) + s**2 * p_star
+
+
+def nearest_solution_distance(rho, Q, s, p_star) -> np.ndarray:
+    """min over the manifold: tr Q − 2 s ||ρ||_* + s² p* (nuclear norm; T = I)."""
+    nuclear = np.linalg.svd(rho, compute_uv=False).sum(-1)
+    return _tr(Q) - 2 * s * nuclear + s**2 * p_star
+
+
+def escape_time(tau: np.ndarray, eps: np.ndarray, threshold: float) -> np.ndarray:
+    """First tau where eps < threshold, per column of eps [K, S] (log-linear interpolation); NaN if never."""
+    tau = np.asarray(tau, dtype=float)
+    out = np.full(eps.shape[1], np.nan)
+    for s in range(eps.shape[1]):
+        below = np.flatnonzero(eps[:, s] < threshold)
+        if below.size == 0:
+            continue
+        k = below[0]
+        if k == 0:
+            out[s] = tau[0]
+            continue
+        e0, e1 = np.log(eps[k - 1, s]), np.log(eps[k, s])
+        out[s] = tau[k - 1] + (np.log(threshold) - e0) / (e1 - e0) * (tau[k] - tau[k - 1])
+    return out

@@ -1,0 +1,112 @@
+import numpy as np
+import pytest
+import torch
+
+from mfx import runtime
+from mfx.quadratic import model, ode, sgd
+
+
+def _autograd_loop(W0, W_star, seed, a, a_star, eta, n_steps, Delta):
+    """Plain per-seed SGD with autograd on the same inputs as sgd.simulate draws."""
+    N = W0.shape[-1]
+    assert n_steps <= sgd.chunk_steps(N)  # one chunk of exactly n_steps draws
+    X = torch.randn((n_steps, N), generator=runtime.generator(seed, "quadratic", "sgd", "x"), dtype=W0.dtype)
+    xi = torch.randn((n_steps,), generator=runtime.generator(seed, "quadratic", "sgd", "xi"), dtype=W0.dtype)
+    W = W0.clone().requires_grad_(True)
+    for t in range(n_steps):
+        x = X[t]
+        y = a_star * ((W_star @ x / N**0.5) ** 2).sum() + Delta**0.5 * xi[t]
+        loss = 0.5 * (a * ((W @ x / N**0.5) ** 2).sum() - y) ** 2
+        (grad,) = torch.autograd.grad(loss, W)
+        with torch.no_grad():
+            W -= eta * grad
+    return W.detach()
+
+
+@pytest.mark.parametrize("Delta", [0.0, 0.3])
+def test_batched_sgd_equals_per_seed_autograd_loop(Delta):
+    N, p, p_star, seeds, n_steps = 64, 3, 2, [4, 7, 9], 40
+    a, a_star = model.readout_scales(p, p_star, "mean")
+    Ws = model.teacher_weights(N, p_star, seeds)
+    W0 = model.student_weights(N, p, seeds)
+    out = sgd.simulate(W0, Ws, seeds, a, a_star, 0.5, [0, n_steps], Delta=Delta)
+    for i, s in enumerate(seeds):
+        W = _autograd_loop(W0[i], Ws[i], s, a, a_star, 0.5, n_steps, Delta)
+        rho, Q = model.overlaps(W[None], Ws[i : i + 1])
+        np.testing.assert_allclose(out["rho"][-1, i], rho[0], rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(out["Q"][-1, i], Q[0], rtol=1e-10, atol=1e-12)
+    assert not np.allclose(out["Q"][0], out["Q"][-1])
+
+
+def test_seed_is_identical_alone_or_in_a_batch_and_per_seed_eta():
+    N, p, p_star = 200, 2, 1
+    a, a_star = model.readout_scales(p, p_star, "mean")
+    steps = sgd.log_grid(N, 2.0, per_decade=5)
+    batch = sgd.simulate(
+        model.student_weights(N, p, [1, 2]),
+        model.teacher_weights(N, p_star, [1, 2]),
+        [1, 2],
+        a,
+        a_star,
+        torch.tensor([0.2, 0.4], dtype=torch.float64),
+        steps,
+    )
+    alone = sgd.simulate(
+        model.student_weights(N, p, [2]),
+        model.teacher_weights(N, p_star, [2]),
+        [2],
+        a,
+        a_star,
+        0.4,
+        steps,
+    )
+    # same draws; only the summation order of the batched matmul may differ
+    np.testing.assert_allclose(batch["Q"][:, 1], alone["Q"][:, 0], rtol=1e-10)
+    assert not np.allclose(batch["Q"][-1, 0], batch["Q"][-1, 1])
+
+
+def test_stop_rule_and_divergence_gives_nan_not_an_error():
+    N, p, p_star = 100, 2, 1
+    a, a_star = model.readout_scales(p, p_star, "mean")
+    out = sgd.simulate(
+        model.student_weights(N, p, [0]),
+        model.teacher_weights(N, p_star, [0]),
+        [0],
+        a,
+        a_star,
+        50.0,
+        sgd.log_grid(N, 50.0, per_decade=5),
+    )
+    assert not np.all(np.isfinite(out["Q"][-1]))
+    steps = sgd.log_grid(N, 50.0, per_decade=5)
+    out = sgd.simulate(
+        model.student_weights(N, p, [0]),
+        model.teacher_weights(N, p_star, [0]),
+        [0],
+        a,
+        a_star,
+        0.1,
+        steps,
+        stop=lambda rho, Q: True,
+    )
+    assert list(out["steps"]) == [0]
+
+
+def test_sgd_follows_matched_ode_on_the_plateau():
+    """N = 2000, (p, p*) = (3, 2), g = 0.05: the plateau level of SGD and of the matched ODE agree to 5%."""
+    N, p, p_star, seeds, g = 2000, 3, 2, [0, 1], 0.05
+    a, a_star = model.readout_scales(p, p_star, "mean")
+    T = np.eye(p_star)
+    Ws = model.teacher_weights(N, p_star, seeds, dtype=torch.float32)
+    W0 = model.student_weights(N, p, seeds, dtype=torch.float32)
+    steps = sgd.log_grid(N, 0.6 / g, per_decade=10)
+    out = sgd.simulate(W0, Ws, seeds, a, a_star, g / a, steps)
+    tau = out["steps"] / N * g
+    eps_sgd = model.risk(out["rho"], out["Q"], T, a, a_star)
+    rho0, Q0 = model.overlaps(W0, Ws)
+    rho, Q = ode.solve(rho0, Q0, T, a, a_star, tau, g=g)
+    eps_ode = model.risk(rho, Q, T, a, a_star)
+    window = (tau > 0.3) & (tau <= 0.6)
+    assert window.sum() >= 2
+    np.testing.assert_allclose(eps_sgd[window], eps_ode[window], rtol=0.05)
+    assert eps_ode[window].mean() == pytest.approx(model.plateau(p, T, a, a_star)[1], rel=0.05)
