@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 
 @dataclass
@@ -42,7 +42,9 @@ def median_time(fn: Callable[[], object], repeat: int = 5, warmup: int = 1) -> f
 
 def compare(name, fast, baseline, *, repeat=5, warmup=1, target=None, note="") -> Result:
     """Time `fast` and `baseline` alternately in this process; ratio = baseline / fast."""
-    return Result(name, median_time(fast, repeat, warmup), median_time(baseline, repeat, warmup), target, note)
+    return Result(
+        name, median_time(fast, repeat, warmup), median_time(baseline, repeat, warmup), target, note
+    )
 
 
 def table(results: list[Result]) -> str:

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
 
 from mfx import experiment as registry
 from mfx.experiment import SCALES, ConfigError, check
@@ -39,8 +40,19 @@ hydra flags: --cfg job|hydra|all, --info, --hydra-help, -m (implied: every exper
 # Hydra flags that only print something: no job runs, so no validation is needed.
 PRINT_FLAGS = {"--cfg", "-c", "--info", "-i", "--hydra-help", "--help", "-h", "--shell-completion", "-sc"}
 
-FLAGS_WITH_VALUE = {"--cfg", "-c", "--package", "-p", "--config-path", "-cp", "--config-name", "-cn",
-                    "--config-dir", "-cd", "--experimental-rerun"}
+FLAGS_WITH_VALUE = {
+    "--cfg",
+    "-c",
+    "--package",
+    "-p",
+    "--config-path",
+    "-cp",
+    "--config-name",
+    "-cn",
+    "--config-dir",
+    "-cd",
+    "--experimental-rerun",
+}
 INFO_TOPICS = {"all", "config", "defaults", "defaults-tree", "plugins", "searchpath"}
 
 _sweep_bar = None  # progress over the jobs of a sweep run in this process (basic launcher)
@@ -78,14 +90,25 @@ def _parser() -> argparse.ArgumentParser:
         s = sub.add_parser(
             name,
             help=what + " of a collected table",
-            description=what[0].upper() + what[1:] + " of the experiments in a collected table"
-            + (": figures, fitted rates and a pass/fail verdict for every claim of the papers." if name == "report"
-               else ", with fitted rates drawn and labelled."),
+            description=what[0].upper()
+            + what[1:]
+            + " of the experiments in a collected table"
+            + (
+                ": figures, fitted rates and a pass/fail verdict for every claim of the papers."
+                if name == "report"
+                else ", with fitted rates drawn and labelled."
+            ),
             epilog=f"example:\n  mfx {name} outputs/resnet_phase --out figs"
-            + ("\n  mfx report outputs/resnet_phase --strict   # exit 1 if a claim fails" if name == "report" else ""),
+            + (
+                "\n  mfx report outputs/resnet_phase --strict   # exit 1 if a claim fails"
+                if name == "report"
+                else ""
+            ),
             formatter_class=raw,
         )
-        s.add_argument("table", metavar="TABLE_OR_DIR", help="a table.csv, or a directory (collected if needed)")
+        s.add_argument(
+            "table", metavar="TABLE_OR_DIR", help="a table.csv, or a directory (collected if needed)"
+        )
         s.add_argument("--out", help="output directory (default: the table's directory)")
         if name == "report":
             s.add_argument("--strict", action="store_true", help="exit 1 if any claim fails")
@@ -161,7 +184,6 @@ def plan(overrides: list[str]) -> list[DictConfig]:
     from hydra import compose, initialize_config_module
     from hydra.core.override_parser.overrides_parser import OverridesParser
     from hydra.errors import HydraException
-    from omegaconf.errors import OmegaConfBaseException
 
     parser = OverridesParser.create()
     try:
@@ -232,10 +254,12 @@ def _composition_message(text: str, plain: list[str]) -> str:
         return text.strip().splitlines()[0]
     key = m.group(1)
     rest = [o for o in plain if o.split("=", 1)[0].lstrip("+~") != key]
+    from hydra.errors import HydraException
+
     try:
         with initialize_config_module("mfx.conf", version_base="1.3"):
             return f"unknown config key {key!r}" + _siblings(compose("config", overrides=rest), key)
-    except Exception:
+    except HydraException:  # another override is bad too: name this one without the siblings
         return f"unknown config key {key!r}"
 
 
@@ -248,9 +272,10 @@ def validate(cfg: DictConfig, exp) -> None:
     check(cfg, "out", str)
     try:
         exp.validate(cfg)
-    except ConfigError:
-        raise
-    except Exception as e:  # an interpolation or type problem in a user's value
+    except (OmegaConfBaseException, TypeError, ValueError) as e:
+        if isinstance(e, ConfigError):
+            raise
+        # an interpolation or type problem in a user's value
         raise ConfigError(f"invalid config for {exp.name}: {str(e).splitlines()[0]}") from None
 
 

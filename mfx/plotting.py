@@ -7,7 +7,7 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
 STYLE = {
     "figure.dpi": 110,
@@ -34,7 +34,12 @@ def figure(ncols: int = 1, nrows: int = 1, width: float = 3.4, height: float = 2
     """(fig, axes) in the mfx style; `axes` is a flat list."""
     with plt.rc_context(STYLE):
         fig, axes = plt.subplots(
-            nrows, ncols, figsize=(width * ncols, height * nrows), squeeze=False, layout="constrained", **kwargs
+            nrows,
+            ncols,
+            figsize=(width * ncols, height * nrows),
+            squeeze=False,
+            layout="constrained",
+            **kwargs,
         )
     return fig, list(axes.flat)
 

@@ -51,7 +51,11 @@ def write(table: pd.DataFrame, out: Path) -> tuple[Path, list[Claim]]:
         sec.append(f"Family `{exp.family}`, scale `{scale}`, {len(rows)} rows{status}.")
         sec.append("")
         sec += [f"![{p.stem}]({p.relative_to(out).as_posix()})" for p in pngs]
-        sec += ["", "| claim | measured | expected | verdict | how it was measured |", "|---|---|---|---|---|"]
+        sec += [
+            "",
+            "| claim | measured | expected | verdict | how it was measured |",
+            "|---|---|---|---|---|",
+        ]
         sec += [
             f"| {_cell(c.statement)} | {c.measured:.4g} | {_cell(c.expected)} | "
             f"{'pass' if c.passed else '**FAIL**'} | {_cell(c.detail)} |"

@@ -62,6 +62,7 @@ def _git_commit() -> str:
     try:
         out = subprocess.run(
             ["git", "rev-parse", "HEAD"],
+            check=False,
             cwd=Path(mfx.__file__).parent,
             capture_output=True,
             text=True,

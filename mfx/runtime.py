@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import sys
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 import torch
 from tqdm.auto import tqdm
@@ -61,7 +61,9 @@ def randn(
     """Standard normal tensor of shape [len(seeds), *shape]; row s depends only on (seeds[s], stream)."""
     return torch.stack(
         [
-            torch.randn(tuple(shape), generator=generator(s, *stream, device=device), dtype=dtype, device=device)
+            torch.randn(
+                tuple(shape), generator=generator(s, *stream, device=device), dtype=dtype, device=device
+            )
             for s in seeds
         ]
     )

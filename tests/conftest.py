@@ -45,7 +45,9 @@ def _toy_validate(cfg):
     check(cfg, "model.b", float, low=0, open_low=True)
 
 
-register(Experiment("toy", "toy", "test-only power law", "none", _toy_run, _toy_plot, _toy_claims, _toy_validate))
+register(
+    Experiment("toy", "toy", "test-only power law", "none", _toy_run, _toy_plot, _toy_claims, _toy_validate)
+)
 
 
 @pytest.fixture

@@ -51,16 +51,32 @@ def reference(cfg, rt, D, alpha):
     m = cfg.model
     seeds = _seeds(m)
     key = {
-        "L": m.L_ref, "M": m.M_ref, "D": D, "D_max": m.D_max, "N": m.N, "d_in": m.d_in, "d_out": m.d_out,
-        "alpha": float(alpha), "eta": float(m.eta), "K": m.K, "sigma": m.sigma, "init": m.init, "seeds": seeds,
-        "dtype": str(rt.dtype), "version": REF_VERSION,
+        "L": m.L_ref,
+        "M": m.M_ref,
+        "D": D,
+        "D_max": m.D_max,
+        "N": m.N,
+        "d_in": m.d_in,
+        "d_out": m.d_out,
+        "alpha": float(alpha),
+        "eta": float(m.eta),
+        "K": m.K,
+        "sigma": m.sigma,
+        "init": m.init,
+        "seeds": seeds,
+        "dtype": str(rt.dtype),
+        "version": REF_VERSION,
     }
 
     def compute():
         parts = []
         for s in seeds:
-            X, Y, W_E, W_U = draws.data([s], m.N, m.d_in, m.d_out, D, m.D_max, dtype=rt.dtype, device=rt.device)
-            U, V = draws.units([s], m.L_ref, m.M_ref, D, "ref", m.init == "paired", dtype=rt.dtype, device=rt.device)
+            X, Y, W_E, W_U = draws.data(
+                [s], m.N, m.d_in, m.d_out, D, m.D_max, dtype=rt.dtype, device=rt.device
+            )
+            U, V = draws.units(
+                [s], m.L_ref, m.M_ref, D, "ref", m.init == "paired", dtype=rt.dtype, device=rt.device
+            )
             out = model.train(W_E, W_U, U, V, X, Y, alpha, m.eta, m.K, m.sigma)
             parts.append({k: out[k].cpu() for k in ("f", "h_L")})
         return {k: torch.cat([p[k] for p in parts]) for k in ("f", "h_L")}
@@ -77,7 +93,9 @@ def _error_rows(out, ref, coords):
     rows = []
     for metric, e in err.items():
         for s, per_step in enumerate(e.cpu().tolist()):
-            rows += [{**coords, "seed": s, "step": k, "metric": metric, "value": v} for k, v in enumerate(per_step)]
+            rows += [
+                {**coords, "seed": s, "step": k, "metric": metric, "value": v} for k, v in enumerate(per_step)
+            ]
     return rows
 
 
@@ -151,10 +169,21 @@ def claims_depth(table):
     slope = fit.power_law(m1["L"], m1["value"])
     both = two_term_fit(err)
     return [
-        Claim.within("resnet_depth", "slope of the output error vs L at M = 1 (step K)", slope["slope"], -0.5,
-                     DEPTH_TOL[scale], f"{scale}: {slope.describe('slope')}"),
-        Claim.at_least("resnet_depth", "R² (log space) of a/L + b/√(LM) over the (L, M) grid", both.r2,
-                       DEPTH_R2[scale], f"{scale}: {both.describe('a')}; {both.describe('b')}"),
+        Claim.within(
+            "resnet_depth",
+            "slope of the output error vs L at M = 1 (step K)",
+            slope["slope"],
+            -0.5,
+            DEPTH_TOL[scale],
+            f"{scale}: {slope.describe('slope')}",
+        ),
+        Claim.at_least(
+            "resnet_depth",
+            "R² (log space) of a/L + b/√(LM) over the (L, M) grid",
+            both.r2,
+            DEPTH_R2[scale],
+            f"{scale}: {both.describe('a')}; {both.describe('b')}",
+        ),
     ]
 
 
@@ -173,10 +202,21 @@ def claims_width(table):
     slope = fit.power_law(big["M"], big["value"])
     both = two_term_fit(err)
     return [
-        Claim.within("resnet_width", f"slope of the output error vs M at L = {L_max} (L·M ≤ L_ref·M_ref/16)",
-                     slope["slope"], -0.5, WIDTH_TOL[scale], f"{scale}: {slope.describe('slope')}"),
-        Claim.at_least("resnet_width", "1/L floor: fitted a of a/L + b/√(LM), in units of its SE",
-                       both["a"] / both.se["a"], 2.0, f"{scale}: {both.describe('a')}; {both.describe('b')}"),
+        Claim.within(
+            "resnet_width",
+            f"slope of the output error vs M at L = {L_max} (L·M ≤ L_ref·M_ref/16)",
+            slope["slope"],
+            -0.5,
+            WIDTH_TOL[scale],
+            f"{scale}: {slope.describe('slope')}",
+        ),
+        Claim.at_least(
+            "resnet_width",
+            "1/L floor: fitted a of a/L + b/√(LM), in units of its SE",
+            both["a"] / both.se["a"],
+            2.0,
+            f"{scale}: {both.describe('a')}; {both.describe('b')}",
+        ),
     ]
 
 
@@ -196,7 +236,7 @@ def run_dim(cfg):
     orthogonal complement (err_h_perp), which shows why the fit range is 3·d_out ≤ D ≤ L·M/4.
 
     Fits in D use D ≥ 3·d_out (resnet_dim and resnet_phase), for the following reason.
-    
+
     Finding (resnet_dim; the issue's local exponents 1.17, 0.73, 0.50, 0.44 for D = 4 … 64 at L = M = 16):
     the loss sees h_L only through the d_out-dimensional span of W_U.  GD pins those d_out
     coordinates of h_L to the data fit, which damps their finite-(L, M) fluctuation, while the
@@ -216,7 +256,15 @@ def run_dim(cfg):
     m = cfg.model
     ref = reference(cfg, rt, m.D, m.alpha)
     out = _train(cfg, rt, m.L, m.M, m.D, m.alpha)
-    coords = {"L": m.L, "M": m.M, "D": m.D, "d_out": m.d_out, "alpha": m.alpha, "L_ref": m.L_ref, "M_ref": m.M_ref}
+    coords = {
+        "L": m.L,
+        "M": m.M,
+        "D": m.D,
+        "d_out": m.d_out,
+        "alpha": m.alpha,
+        "L_ref": m.L_ref,
+        "M_ref": m.M_ref,
+    }
     rows = _error_rows(out, ref, coords)
     W_U = _inputs(cfg, rt, m.D)[3]
     Q = torch.linalg.qr(W_U).Q  # [S, D, r], orthonormal basis of the read-out span, r = min(D, d_out)
@@ -229,7 +277,9 @@ def run_dim(cfg):
         split["err_h_perp"] = ((total - span).clamp(min=0) / (N * (m.D - r))).sqrt()
     for metric, e in split.items():
         for s, per_step in enumerate(e.cpu().tolist()):
-            rows += [{**coords, "seed": s, "step": k, "metric": metric, "value": v} for k, v in enumerate(per_step)]
+            rows += [
+                {**coords, "seed": s, "step": k, "metric": metric, "value": v} for k, v in enumerate(per_step)
+            ]
     return rows
 
 
@@ -250,10 +300,21 @@ def claims_dim(table):
     slope, both, err = dim_fits(table)
     span = f"D ∈ [{err['D'].min()}, {err['D'].max()}]"
     return [
-        Claim.within("resnet_dim", "slope of the h_L error vs D (3·d_out ≤ D ≤ L·M/4)", slope["slope"], 0.5,
-                     DIM_TOL[scale], f"{scale}, {span}: {slope.describe('slope')}"),
-        Claim.at_least("resnet_dim", "R² (log space) of a/L + b·√(D/(LM))", both.r2, DIM_R2[scale],
-                       f"{scale}, {span}: {both.describe('a')}; {both.describe('b')}"),
+        Claim.within(
+            "resnet_dim",
+            "slope of the h_L error vs D (3·d_out ≤ D ≤ L·M/4)",
+            slope["slope"],
+            0.5,
+            DIM_TOL[scale],
+            f"{scale}, {span}: {slope.describe('slope')}",
+        ),
+        Claim.at_least(
+            "resnet_dim",
+            "R² (log space) of a/L + b·√(D/(LM))",
+            both.r2,
+            DIM_R2[scale],
+            f"{scale}, {span}: {both.describe('a')}; {both.describe('b')}",
+        ),
     ]
 
 
@@ -306,9 +367,13 @@ def run_lazy(cfg):
     rows = []
     for metric, e in per_step.items():
         for s, values in enumerate(e.cpu().tolist()):
-            rows += [{**coords, "seed": s, "step": k, "metric": metric, "value": v} for k, v in enumerate(values)]
+            rows += [
+                {**coords, "seed": s, "step": k, "metric": metric, "value": v} for k, v in enumerate(values)
+            ]
     for metric, e in final.items():
-        rows += [{**coords, "seed": s, "step": m.K, "metric": metric, "value": v} for s, v in enumerate(e.tolist())]
+        rows += [
+            {**coords, "seed": s, "step": m.K, "metric": metric, "value": v} for s, v in enumerate(e.tolist())
+        ]
     return rows
 
 
@@ -330,11 +395,21 @@ def claims_lazy(table):
     fits, _ = lazy_fits(table)
     loc, tan = fits["local_update"], fits["lin_dist"]
     return [
-        Claim.within("resnet_lazy", "slope of the local feature movement vs alpha", loc["slope"], -1.0,
-                     LAZY_TOL[scale], f"{scale}: {loc.describe('slope')}"),
-        Claim.at_most("resnet_lazy", "slope of the distance to the (blockwise) tangent model vs alpha (decays)",
-                      tan["slope"], 0.0, f"{scale}: {tan.describe('slope')}; full linearisation: "
-                      f"{fits['tangent_dist'].describe('slope')}"),
+        Claim.within(
+            "resnet_lazy",
+            "slope of the local feature movement vs alpha",
+            loc["slope"],
+            -1.0,
+            LAZY_TOL[scale],
+            f"{scale}: {loc.describe('slope')}",
+        ),
+        Claim.at_most(
+            "resnet_lazy",
+            "slope of the distance to the (blockwise) tangent model vs alpha (decays)",
+            tan["slope"],
+            0.0,
+            f"{scale}: {tan.describe('slope')}; full linearisation: {fits['tangent_dist'].describe('slope')}",
+        ),
     ]
 
 
@@ -355,7 +430,9 @@ def run_phase(cfg):
     local = model.local_updates(W_E, W_U, U, out["U"], out["V"], X, alpha, m.sigma)
     med = local.abs().flatten(1).median(dim=1).values
     coords = {"L": m.L, "M": m.M, "D": m.D, "d_out": m.d_out, "gamma": m.gamma, "alpha": alpha, "step": m.K}
-    return [{**coords, "seed": s, "metric": "local_update", "value": v} for s, v in enumerate(med.cpu().tolist())]
+    return [
+        {**coords, "seed": s, "metric": "local_update", "value": v} for s, v in enumerate(med.cpu().tolist())
+    ]
 
 
 PHASE_TOL = {"quick": 0.1, "paper": 0.1}
@@ -379,9 +456,19 @@ def claims_phase(table):
     scale = _scale(table)
     exps, _ = phase_exponents(table)
     gamma_star = fit.zero_crossing(exps["gamma"], exps["exponent"])
-    detail = f"{scale}: exponents " + ", ".join(f"γ={g:g}: {e:+.3f}" for g, e in zip(exps["gamma"], exps["exponent"]))
-    return [Claim.within("resnet_phase", "critical gamma* (exponent of the local update in D crosses 0)",
-                         gamma_star, 0.5, PHASE_TOL[scale], detail)]
+    detail = f"{scale}: exponents " + ", ".join(
+        f"γ={g:g}: {e:+.3f}" for g, e in zip(exps["gamma"], exps["exponent"])
+    )
+    return [
+        Claim.within(
+            "resnet_phase",
+            "critical gamma* (exponent of the local update in D crosses 0)",
+            gamma_star,
+            0.5,
+            PHASE_TOL[scale],
+            detail,
+        )
+    ]
 
 
 # ------------------------------------------------------------------------------- validation
@@ -400,18 +487,63 @@ def validate_phase(cfg):
     check(cfg, "model.gamma", float, low=-1.0, high=2.0)
 
 
-register(Experiment(
-    "resnet_depth", "resnet", "error vs depth L at fixed D, one curve per M (incl. M = 1)",
-    "Fig. 2 (error rates)", run_errors, plots.depth, claims_depth, validate_errors))
-register(Experiment(
-    "resnet_width", "resnet", "error vs width M at fixed L, one curve per L",
-    "Fig. 2 (error rates)", run_errors, plots.width, claims_width, validate_errors))
-register(Experiment(
-    "resnet_dim", "resnet", "embedding-space error vs D at fixed L, M (coupled W_E, W_U)",
-    "√D dependence (2LP bound)", run_dim, plots.dim, claims_dim, validate_errors))
-register(Experiment(
-    "resnet_lazy", "resnet", "alpha sweep: feature movement and distance to the tangent model",
-    "lazy ODE regime", run_lazy, plots.lazy, claims_lazy, validate_lazy))
-register(Experiment(
-    "resnet_phase", "resnet", "phase diagram of the residual scale D^gamma/(LM): local updates vs D",
-    "phase diagram", run_phase, plots.phase, claims_phase, validate_phase))
+register(
+    Experiment(
+        "resnet_depth",
+        "resnet",
+        "error vs depth L at fixed D, one curve per M (incl. M = 1)",
+        "Fig. 2 (error rates)",
+        run_errors,
+        plots.depth,
+        claims_depth,
+        validate_errors,
+    )
+)
+register(
+    Experiment(
+        "resnet_width",
+        "resnet",
+        "error vs width M at fixed L, one curve per L",
+        "Fig. 2 (error rates)",
+        run_errors,
+        plots.width,
+        claims_width,
+        validate_errors,
+    )
+)
+register(
+    Experiment(
+        "resnet_dim",
+        "resnet",
+        "embedding-space error vs D at fixed L, M (coupled W_E, W_U)",
+        "√D dependence (2LP bound)",
+        run_dim,
+        plots.dim,
+        claims_dim,
+        validate_errors,
+    )
+)
+register(
+    Experiment(
+        "resnet_lazy",
+        "resnet",
+        "alpha sweep: feature movement and distance to the tangent model",
+        "lazy ODE regime",
+        run_lazy,
+        plots.lazy,
+        claims_lazy,
+        validate_lazy,
+    )
+)
+register(
+    Experiment(
+        "resnet_phase",
+        "resnet",
+        "phase diagram of the residual scale D^gamma/(LM): local updates vs D",
+        "phase diagram",
+        run_phase,
+        plots.phase,
+        claims_phase,
+        validate_phase,
+    )
+)

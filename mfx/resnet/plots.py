@@ -17,7 +17,9 @@ def _exp():
 def _error_panels(table, name, x, curve):
     ex = _exp()
     fig, axes = plotting.figure(2, 1, height=3.0)
-    for ax, metric, label in zip(axes, ("err_f", "err_h"), ("RMS output error", "RMS error of $h_L$ (per coord.)")):
+    for ax, metric, label in zip(
+        axes, ("err_f", "err_h"), ("RMS output error", "RMS error of $h_L$ (per coord.)")
+    ):
         err = ex.rms_over_seeds(table, name, metric, ["L", "M"])
         both = ex.two_term_fit(err)
         curves = sorted(err[curve].unique())
@@ -52,14 +54,23 @@ def dim(table):
     slope, both, fitted = ex.dim_fits(table)
     err = ex.rms_over_seeds(table, "resnet_dim", "err_h", ["L", "M", "D"]).sort_values("D")
     ax = axes[0]
-    metrics = (("err_h", "all coordinates"), ("err_h_perp", "⊥ span W_U"), ("err_h_span", "span W_U (read out)"))
+    metrics = (
+        ("err_h", "all coordinates"),
+        ("err_h_perp", "⊥ span W_U"),
+        ("err_h_span", "span W_U (read out)"),
+    )
     for (metric, label), marker in zip(metrics, ("*", "v", "^")):
         e = ex.rms_over_seeds(table, "resnet_dim", metric, ["D"]).sort_values("D")
         ax.loglog(e["D"], e["value"], marker, label=label)
     L, M = float(err["L"].iloc[0]), float(err["M"].iloc[0])
     D = np.geomspace(fitted["D"].min(), fitted["D"].max(), 50)
-    ax.loglog(D, fit.evaluate(both, {"a": 1 / L, "b": np.sqrt(D / (L * M))}), "-", lw=0.8,
-              label=f"{both['a']:.2g}/L + {both['b']:.2g}√(D/LM) (R²={both.r2:.2f}); slope {slope['slope']:.2f}")
+    ax.loglog(
+        D,
+        fit.evaluate(both, {"a": 1 / L, "b": np.sqrt(D / (L * M))}),
+        "-",
+        lw=0.8,
+        label=f"{both['a']:.2g}/L + {both['b']:.2g}√(D/LM) (R²={both.r2:.2f}); slope {slope['slope']:.2f}",
+    )
     ax.set_ylabel("RMS error of $h_L$ per coordinate, step K")
     e = ex.rms_over_seeds(table, "resnet_dim", "err_f", ["D"]).sort_values("D")
     axes[1].loglog(e["D"], e["value"], "*", label="measured")
@@ -74,16 +85,26 @@ def dim(table):
 def lazy(table):
     fits, mean = _exp().lazy_fits(table)
     fig, axes = plotting.figure(2, 1)
-    panels = {"local_update": "local feature movement RMS $\\langle\\Delta u, h\\rangle/D$",
-              "lin_dist": "RMS distance to the linearised model"}
+    panels = {
+        "local_update": "local feature movement RMS $\\langle\\Delta u, h\\rangle/D$",
+        "lin_dist": "RMS distance to the linearised model",
+    }
     for ax, (metric, ylabel) in zip(axes, panels.items()):
         shown = ("lin_dist", "tangent_dist") if metric == "lin_dist" else (metric,)
         for name, color in zip(shown, ("C0", "C1")):
             m, f = mean[name], fits[name]
-            label = {"lin_dist": "blockwise (tangent ODE)", "tangent_dist": "full tangent model"}.get(name, "measured")
+            label = {"lin_dist": "blockwise (tangent ODE)", "tangent_dist": "full tangent model"}.get(
+                name, "measured"
+            )
             ax.loglog(m["alpha"], m["value"], "*", color=color, label=label)
-            ax.loglog(m["alpha"], f["prefactor"] * m["alpha"] ** f["slope"], "-", color=color, lw=0.8,
-                      label=f"fit α^{f['slope']:.2f}")
+            ax.loglog(
+                m["alpha"],
+                f["prefactor"] * m["alpha"] ** f["slope"],
+                "-",
+                color=color,
+                lw=0.8,
+                label=f"fit α^{f['slope']:.2f}",
+            )
         ax.set_xlabel("alpha")
         ax.set_ylabel(ylabel + " at step K")
         ax.legend()
@@ -94,8 +115,9 @@ def phase(table):
     exps, mean = _exp().phase_exponents(table)
     fig, (ax_heat, ax_exp) = plotting.figure(2, 1)
     grid = mean.pivot(index="gamma", columns="D", values="value")
-    mesh = ax_heat.pcolormesh(np.arange(grid.shape[1] + 1), np.arange(grid.shape[0] + 1),
-                              np.log10(grid.to_numpy()), cmap="viridis")
+    mesh = ax_heat.pcolormesh(
+        np.arange(grid.shape[1] + 1), np.arange(grid.shape[0] + 1), np.log10(grid.to_numpy()), cmap="viridis"
+    )
     ax_heat.set_xticks(np.arange(grid.shape[1]) + 0.5, [f"{d:g}" for d in grid.columns])
     ax_heat.set_yticks(np.arange(grid.shape[0]) + 0.5, [f"{g:g}" for g in grid.index])
     ax_heat.grid(False)
@@ -110,9 +132,14 @@ def phase(table):
     lo, hi = exps["gamma"].min(), exps["gamma"].max()
     ax_exp.axvspan(lo, gamma_star, color="C0", alpha=0.06, lw=0)
     ax_exp.axvspan(gamma_star, hi, color="C1", alpha=0.06, lw=0)
-    for x, name in (((lo + gamma_star) / 2, "subcritical\n(as σ_v = 0)"), (gamma_star, "MLU"),
-                    ((gamma_star + hi) / 2, "lazy")):
-        ax_exp.annotate(name, (x, 0.02), xycoords=("data", "axes fraction"), ha="center", va="bottom", fontsize=7)
+    for x, name in (
+        ((lo + gamma_star) / 2, "subcritical\n(as σ_v = 0)"),
+        (gamma_star, "MLU"),
+        ((gamma_star + hi) / 2, "lazy"),
+    ):
+        ax_exp.annotate(
+            name, (x, 0.02), xycoords=("data", "axes fraction"), ha="center", va="bottom", fontsize=7
+        )
     ax_exp.set_xlabel("gamma")
     ax_exp.set_ylabel("exponent of the local update in D")
     ax_exp.legend(loc="upper right")

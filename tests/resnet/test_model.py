@@ -191,8 +191,9 @@ def test_blockwise_linear_model_with_one_block_is_the_tangent_model():
     block = model.forward_blockwise_linear(W_E, W_U, U, V, dU, dV, X, 1.3)
     torch.testing.assert_close(block, f0 + model.jvp(cache, W_U, U, V, dU, dV, 1.3), rtol=0, atol=1e-12)
     lin = model.train_tangent(W_E, W_U, U, V, X, Y, 1.3, 0.5, K=3)["f"]
-    torch.testing.assert_close(model.train_blockwise_linear(W_E, W_U, U, V, X, Y, 1.3, 0.5, K=3)["f"], lin,
-                               rtol=0, atol=1e-10)
+    torch.testing.assert_close(
+        model.train_blockwise_linear(W_E, W_U, U, V, X, Y, 1.3, 0.5, K=3)["f"], lin, rtol=0, atol=1e-10
+    )
 
 
 def test_blockwise_linear_model_agrees_to_first_order():
@@ -202,7 +203,9 @@ def test_blockwise_linear_model_agrees_to_first_order():
     _, _, cache = model.forward(W_E, W_U, U, V, X, 1.0)
     eps = 1e-6
     block = model.forward_blockwise_linear(W_E, W_U, U, V, eps * dU, eps * dV, X, 1.0)
-    torch.testing.assert_close((block - f0) / eps, model.jvp(cache, W_U, U, V, dU, dV, 1.0), rtol=1e-4, atol=1e-8)
+    torch.testing.assert_close(
+        (block - f0) / eps, model.jvp(cache, W_U, U, V, dU, dV, 1.0), rtol=1e-4, atol=1e-8
+    )
 
 
 def test_paired_units_give_identity_network_at_init():
