@@ -68,12 +68,14 @@ def simulate(
     B = chunk_steps(N)
     steps, rhos, Qs = [], [], []
     nxt, t, i, X = 0, 0, 0, None
+    bar = runtime.progress(total=log_steps[-1], desc="SGD steps", unit="step", unit_scale=True)
     while True:
         while nxt < len(log_steps) and log_steps[nxt] == t:
             rho, Q = model.overlaps(W, W_star)
             steps.append(t), rhos.append(rho), Qs.append(Q)
             nxt += 1
             if nxt == len(log_steps) or (stop is not None and stop(rho, Q)):
+                bar.close()
                 return {"steps": np.array(steps), "rho": np.stack(rhos), "Q": np.stack(Qs)}
         if X is None or i == X.shape[1]:
             n_draw = min(B, log_steps[-1] - t)
@@ -85,6 +87,7 @@ def simulate(
             i = 0
         n = min(BLOCK, log_steps[nxt] - t, X.shape[1] - i)
         _block(W, X[:, i : i + n], y_scaled[:, i : i + n].unbind(1), coef)
+        bar.update(n)
         t += n
         i += n
 

@@ -150,7 +150,7 @@ def train(
     trained = {"qkv": (True, True, True), "qk": (True, True, False), "v": (False, False, True)}[train]
     params = [p.detach().clone().requires_grad_(t) for p, t in zip((Q, K, V), trained)]
     steps_out, yhats, losses = [], [], []
-    for k in range(steps + 1):
+    for k in runtime.progress(range(steps + 1), desc="GD steps", unit="step"):
         last = k == steps
         with torch.set_grad_enabled(not last):
             yhat = forward(*params, X, q0, beta=beta, readout=readout, checkpoint=checkpoint)

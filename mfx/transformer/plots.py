@@ -39,7 +39,7 @@ def plot_limit(table: pd.DataFrame) -> dict:
         ylabel="max_t RMS_i |ŷ − ŷ_ref|",
         title="error to the reference (labels: L)",
     )
-    ax.legend()
+    ax.legend(loc="lower left")
     curves = t[t["metric"] == "loss"]
     ref = t[t["metric"] == "loss_ref"].groupby("time")["value"].mean()
     ax2.plot(ref.index, ref.values, "k-", lw=2, label="reference")
