@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from mfx import experiment as registry
+from mfx import results
 from mfx.experiment import Claim
 from mfx.plotting import save_figure
 
@@ -14,10 +15,10 @@ from mfx.plotting import save_figure
 def _by_experiment(table: pd.DataFrame):
     """(experiment, scale, rows) for each experiment and scale in the table: claims never mix scales."""
     experiments = registry.load_all()
-    for (name, scale), rows in table.groupby(["experiment", "scale"], sort=True):
+    for name, scale in sorted(set(zip(table["experiment"], table["scale"]))):
         if name not in experiments:
             raise registry.ConfigError(f"table has rows of unknown experiment {name!r}")
-        yield experiments[name], scale, rows.reset_index(drop=True)
+        yield experiments[name], scale, results.experiment_rows(table, name, scale)
 
 
 def draw(table: pd.DataFrame, out: Path) -> list[Path]:

@@ -8,6 +8,7 @@ provenance (config, versions, commit, device, time) lives in `provenance.json` b
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import platform
@@ -88,6 +89,20 @@ def write_provenance(job_dir: Path, cfg: DictConfig, device: str, seconds: float
     (Path(job_dir) / "provenance.json").write_text(json.dumps(info, indent=2, default=str) + "\n")
 
 
+def read_csv(path) -> pd.DataFrame:
+    return pd.read_csv(path, low_memory=False)
+
+
+def experiment_rows(table: pd.DataFrame, name: str, scale: str) -> pd.DataFrame:
+    """The rows of one experiment and scale, typed as if its own sweep had been collected alone.
+
+    In a table of several experiments, a column another experiment does not use is NaN for it,
+    which turns its integers into floats; dropping those columns and re-reading restores them.
+    """
+    rows = table[(table["experiment"] == name) & (table["scale"] == scale)].dropna(axis=1, how="all")
+    return read_csv(io.StringIO(rows.to_csv(index=False, float_format=FLOAT_FORMAT)))
+
+
 def find_rows(dirs) -> list[Path]:
     return sorted({p for d in dirs for p in Path(d).rglob(ROWS)})
 
@@ -100,7 +115,7 @@ def collect(dirs) -> pd.DataFrame:
     paths = find_rows(dirs)
     if not paths:
         raise ConfigError(f"collect: no {ROWS} under {', '.join(map(str, dirs))} (run `mfx run` first)")
-    table = pd.concat([pd.read_csv(p) for p in paths], ignore_index=True)
+    table = pd.concat([read_csv(p) for p in paths], ignore_index=True)
     middle = [c for c in table.columns if c not in FIRST + LAST]
     return table[FIRST + middle + LAST]
 
@@ -112,9 +127,9 @@ def load_table(path: str | Path) -> tuple[pd.DataFrame, Path]:
     """
     path = Path(path)
     if path.is_file():
-        return pd.read_csv(path), path.parent
+        return read_csv(path), path.parent
     if (path / TABLE).is_file():
-        return pd.read_csv(path / TABLE), path
+        return read_csv(path / TABLE), path
     if path.is_dir():
         return collect([path]), path
     raise ConfigError(f"{path}: no such table or directory")

@@ -37,3 +37,12 @@ def test_write_csv_is_atomic_and_collect_concatenates(tmp_path):
 def test_load_table_of_missing_path_is_a_config_error(tmp_path):
     with pytest.raises(ConfigError):
         results.load_table(tmp_path / "nope.csv")
+
+
+def test_experiment_rows_restore_the_types_of_a_table_of_several_experiments():
+    a = results.to_frame([{"p": 3, "metric": "eps", "value": 0.5}], "quad", "quick")
+    b = results.to_frame([{"L": 8, "tag": "x", "metric": "err", "value": 0.1}], "resnet", "quick")
+    mixed = pd.concat([a, b], ignore_index=True)
+    assert mixed["p"].dtype == float  # NaN for the resnet row
+    rows = results.experiment_rows(mixed, "quad", "quick")
+    assert list(rows.columns) == list(a.columns) and rows["p"].dtype == "int64"
