@@ -63,8 +63,8 @@ def _parser() -> argparse.ArgumentParser:
         prog="mfx",
         description="Reproduce the figures and claims of three papers on infinitely deep and wide networks.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="example:\n  mfx run experiment=resnet_phase scale=quick && mfx collect outputs/resnet_phase"
-        " && mfx report outputs/resnet_phase",
+        epilog="example:\n  mfx run experiment=resnet_phase scale=quick && mfx collect outputs/resnet_phase/quick"
+        " && mfx report outputs/resnet_phase/quick",
     )
     sub = p.add_subparsers(dest="command", metavar="{run,list,collect,plot,report}")
     sub.add_parser("run", help="run an experiment's sweep (Hydra overrides follow)", add_help=False)
@@ -81,7 +81,7 @@ def _parser() -> argparse.ArgumentParser:
         "collect",
         help="concatenate every job's rows.csv into table.csv",
         description="Concatenate every rows.csv under the given directories into one table.csv.",
-        epilog="example:\n  mfx collect outputs/resnet_depth        # writes outputs/resnet_depth/table.csv",
+        epilog="example:\n  mfx collect outputs/resnet_depth/quick   # writes outputs/resnet_depth/quick/table.csv",
         formatter_class=raw,
     )
     c.add_argument("dirs", nargs="+", metavar="DIR")
@@ -98,9 +98,9 @@ def _parser() -> argparse.ArgumentParser:
                 if name == "report"
                 else ", with fitted rates drawn and labelled."
             ),
-            epilog=f"example:\n  mfx {name} outputs/resnet_phase --out figs"
+            epilog=f"example:\n  mfx {name} outputs/resnet_phase/quick --out figs"
             + (
-                "\n  mfx report outputs/resnet_phase --strict   # exit 1 if a claim fails"
+                "\n  mfx report outputs/resnet_phase/quick --strict   # exit 1 if a claim fails"
                 if name == "report"
                 else ""
             ),
