@@ -152,6 +152,13 @@ REF_KEYS = [
 ]
 
 
+def _train(m, Q, K, V, X, q0, y, **kwargs) -> dict:
+    """`model.train` with the run's GD knobs (eta, steps, trained block, beta, readout) from `m`."""
+    return model.train(
+        Q, K, V, X, q0, y, eta=m.eta, steps=m.steps, train=m.train, beta=m.beta, readout=m.readout, **kwargs
+    )
+
+
 def _reference(cfg: DictConfig, c, q0, y, rt) -> dict:
     """ŷ(t) and R(t) [T, ref_reps, …] of ref_reps independent L_ref × H_ref networks (cached)."""
     m = cfg.model
@@ -161,20 +168,7 @@ def _reference(cfg: DictConfig, c, q0, y, rt) -> dict:
     def compute():
         seeds = [10_000 + r for r in range(m.ref_reps)]
         Q, K, V = _init(m, rt, seeds, L=m.L_ref, H=m.H_ref, stream=("ref",))
-        out = model.train(
-            Q,
-            K,
-            V,
-            c.X,
-            q0,
-            y,
-            eta=m.eta,
-            steps=m.steps,
-            train=m.train,
-            beta=m.beta,
-            readout=m.readout,
-            checkpoint=True,
-        )
+        out = _train(m, Q, K, V, c.X, q0, y, checkpoint=True)
         return {"yhat": out["yhat"].cpu(), "loss": out["loss"].cpu()}
 
     return cache.cached("transformer_limit_ref", key, compute, root=cfg.cache_dir)
@@ -193,9 +187,7 @@ def run_limit(cfg: DictConfig) -> list[dict]:
     ref = _reference(cfg, c, q0, y, rt)
     Q, K, V = _init(m, rt, list(range(m.seeds)))
     _check_laplace_domain(c, Q, K, q0, m.beta)
-    out = model.train(
-        Q, K, V, c.X, q0, y, eta=m.eta, steps=m.steps, train=m.train, beta=m.beta, readout=m.readout
-    )
+    out = _train(m, Q, K, V, c.X, q0, y)
     yref_all = ref["yhat"].to(out["yhat"])  # [T, R, N, d]
     yref = yref_all.mean(1)
     err = _rms_dist(out["yhat"], yref[:, None])  # [S]
@@ -350,21 +342,7 @@ def run_convergence(cfg: DictConfig) -> list[dict]:
             lam.append((k, {b: ntk.spectrum(G) for b, G in blocks.items()}, blocks[block]))
 
     record = sorted(set(_geom_steps(m.steps, 40)) | set(np.linspace(0, m.steps, 61).astype(int).tolist()))
-    out = model.train(
-        Q,
-        K,
-        V,
-        c.X,
-        q0,
-        y,
-        eta=m.eta,
-        steps=m.steps,
-        train=m.train,
-        beta=m.beta,
-        readout=m.readout,
-        record=record,
-        callback=on_record,
-    )
+    out = _train(m, Q, K, V, c.X, q0, y, record=record, callback=on_record)
     steps = out["step"].numpy()
     t = steps * m.eta
     R = out["loss"].cpu().numpy()  # [T, S]
