@@ -634,32 +634,9 @@ def run_ntk(cfg: DictConfig) -> list[dict]:
             for b, G in blocks.items():
                 sp = ntk.spectrum(G)
                 for s in seeds:
-                    rows.append(
-                        dict(
-                            base,
-                            N=m.N_ntk,
-                            n=n,
-                            L=L,
-                            H=m.H,
-                            seed=s,
-                            block=b,
-                            metric="ntk_ratio",
-                            value=sp["ratio"][s],
-                        )
-                    )
-                    rows.append(
-                        dict(
-                            base,
-                            N=m.N_ntk,
-                            n=n,
-                            L=L,
-                            H=m.H,
-                            seed=s,
-                            block=b,
-                            metric="ntk_lam_min",
-                            value=sp["lam_min"][s],
-                        )
-                    )
+                    coords = dict(base, N=m.N_ntk, n=n, L=L, H=m.H, seed=s, block=b)
+                    rows.append(dict(coords, metric="ntk_ratio", value=sp["ratio"][s]))
+                    rows.append(dict(coords, metric="ntk_lam_min", value=sp["lam_min"][s]))
     return _as_floats(rows)
 
 
