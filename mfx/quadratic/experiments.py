@@ -722,26 +722,10 @@ def run_hessian(cfg):
                     )
     for k in range(len(tau)):
         values, _ = hessian.spectrum(rho[k, 0], Q[k, 0], T, a, a_star, m.N)
-        rows.append(
-            dict(
-                state="trajectory",
-                source="autograd",
-                metric="lambda_min",
-                tau=tau[k],
-                value=values.min(),
-                **coords,
-            )
-        )
-        rows.append(
-            dict(
-                state="trajectory",
-                source="ode",
-                metric="eps",
-                tau=tau[k],
-                value=float(model.risk(rho[k, 0], Q[k, 0], T, a, a_star)),
-                **coords,
-            )
-        )
+        at = dict(state="trajectory", tau=tau[k], **coords)
+        rows.append(dict(at, source="autograd", metric="lambda_min", value=values.min()))
+        risk = float(model.risk(rho[k, 0], Q[k, 0], T, a, a_star))
+        rows.append(dict(at, source="ode", metric="eps", value=risk))
     return rows
 
 

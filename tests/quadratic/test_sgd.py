@@ -38,57 +38,28 @@ def test_batched_sgd_equals_per_seed_autograd_loop(Delta):
     assert not np.allclose(out["Q"][0], out["Q"][-1])
 
 
+def _simulate(N, p, p_star, seeds, eta, steps, **kwargs):
+    """SGD from the default student and teacher draws of `seeds`, mean readout."""
+    a, a_star = model.readout_scales(p, p_star, "mean")
+    W0, Ws = model.student_weights(N, p, seeds), model.teacher_weights(N, p_star, seeds)
+    return sgd.simulate(W0, Ws, seeds, a, a_star, eta, steps, **kwargs)
+
+
 def test_seed_is_identical_alone_or_in_a_batch_and_per_seed_eta():
     N, p, p_star = 200, 2, 1
-    a, a_star = model.readout_scales(p, p_star, "mean")
     steps = sgd.log_grid(N, 2.0, per_decade=5)
-    batch = sgd.simulate(
-        model.student_weights(N, p, [1, 2]),
-        model.teacher_weights(N, p_star, [1, 2]),
-        [1, 2],
-        a,
-        a_star,
-        torch.tensor([0.2, 0.4], dtype=torch.float64),
-        steps,
-    )
-    alone = sgd.simulate(
-        model.student_weights(N, p, [2]),
-        model.teacher_weights(N, p_star, [2]),
-        [2],
-        a,
-        a_star,
-        0.4,
-        steps,
-    )
+    batch = _simulate(N, p, p_star, [1, 2], torch.tensor([0.2, 0.4], dtype=torch.float64), steps)
+    alone = _simulate(N, p, p_star, [2], 0.4, steps)
     # same draws; only the summation order of the batched matmul may differ
     np.testing.assert_allclose(batch["Q"][:, 1], alone["Q"][:, 0], rtol=1e-10)
     assert not np.allclose(batch["Q"][-1, 0], batch["Q"][-1, 1])
 
 
 def test_stop_rule_and_divergence_gives_nan_not_an_error():
-    N, p, p_star = 100, 2, 1
-    a, a_star = model.readout_scales(p, p_star, "mean")
-    out = sgd.simulate(
-        model.student_weights(N, p, [0]),
-        model.teacher_weights(N, p_star, [0]),
-        [0],
-        a,
-        a_star,
-        50.0,
-        sgd.log_grid(N, 50.0, per_decade=5),
-    )
+    steps = sgd.log_grid(100, 50.0, per_decade=5)
+    out = _simulate(100, 2, 1, [0], 50.0, steps)
     assert not np.all(np.isfinite(out["Q"][-1]))
-    steps = sgd.log_grid(N, 50.0, per_decade=5)
-    out = sgd.simulate(
-        model.student_weights(N, p, [0]),
-        model.teacher_weights(N, p_star, [0]),
-        [0],
-        a,
-        a_star,
-        0.1,
-        steps,
-        stop=lambda rho, Q: True,
-    )
+    out = _simulate(100, 2, 1, [0], 0.1, steps, stop=lambda rho, Q: True)
     assert list(out["steps"]) == [0]
 
 
