@@ -1,25 +1,25 @@
 """`mfx run | list | collect | plot | report` — argument handling only.
 
-`mfx run` validates the whole sweep before any job starts (a user's mistake ends with one line on
-stderr, exit code 2 and nothing written), then rewrites sys.argv and hands it to `@hydra.main`, so
-every Hydra feature (sweeps, `-m`, `--cfg job`, `--info`, `hydra/launcher=…`) works unchanged.
+`mfx run` validates the whole sweep before any job starts (`mfx.sweep.plan`: a user's mistake ends
+with one line on stderr, exit code 2 and nothing written), then rewrites sys.argv and hands it to
+`@hydra.main`, so every Hydra feature (sweeps, `-m`, `--cfg job`, `--info`, `hydra/launcher=…`)
+works unchanged.
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
 import os
-import re
+import signal
 import sys
 import time
 from pathlib import Path
 
-from omegaconf import DictConfig, OmegaConf
-from omegaconf.errors import OmegaConfBaseException
+from omegaconf import OmegaConf
 
 from mfx import experiment as registry
-from mfx.experiment import SCALES, ConfigError, check
+from mfx import report, results, runtime, sweep
+from mfx.experiment import SCALES, VERDICTS, ConfigError
 
 EPILOG_RUN = """\
 usage: mfx run experiment=NAME [scale=quick|paper] [KEY=VALUE ...] [hydra flags]
@@ -55,8 +55,6 @@ FLAGS_WITH_VALUE = {
 }
 INFO_TOPICS = {"all", "config", "defaults", "defaults-tree", "plugins", "searchpath"}
 
-_sweep_bar = None  # progress over the jobs of a sweep run in this process (basic launcher)
-
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
@@ -66,7 +64,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog="example:\n  mfx run experiment=resnet_phase scale=quick && mfx collect outputs/resnet_phase/quick"
         " && mfx report outputs/resnet_phase/quick",
     )
-    sub = p.add_subparsers(dest="command", metavar="{run,list,collect,plot,report}")
+    sub = p.add_subparsers(dest="command", metavar="{run,list,collect,plot,report,audit}")
     sub.add_parser("run", help="run an experiment's sweep (Hydra overrides follow)", add_help=False)
     raw = argparse.RawDescriptionHelpFormatter
     ls = sub.add_parser(
@@ -86,6 +84,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     c.add_argument("dirs", nargs="+", metavar="DIR")
     c.add_argument("-o", "--out", help="output file (default: DIR/table.csv of the first DIR)")
+    c.add_argument(
+        "--mixed",
+        action="store_true",
+        help="allow jobs of one experiment made by different configurations (the report says so)",
+    )
     for name, what in (("plot", "draw every figure (PDF + PNG)"), ("report", "write report.md with claims")):
         s = sub.add_parser(
             name,
@@ -111,7 +114,21 @@ def _parser() -> argparse.ArgumentParser:
         )
         s.add_argument("--out", help="output directory (default: the table's directory)")
         if name == "report":
-            s.add_argument("--strict", action="store_true", help="exit 1 if any claim fails")
+            s.add_argument(
+                "--strict", action="store_true", help="exit 1 if any claim fails or is inconclusive"
+            )
+    a = sub.add_parser(
+        "audit",
+        help="run every experiment for several seeds and count each claim's verdicts",
+        description="Run experiments at one scale for each seed, evaluate every claim per seed, and print "
+        "the pass / fail / inconclusive counts of each claim (also written to OUT/audit.csv).",
+        epilog="example:\n  mfx audit --seeds 10 --out outputs/audit   # what `make audit` runs",
+        formatter_class=raw,
+    )
+    a.add_argument("--seeds", type=int, default=10, help="seeds 0..N-1 (default 10)")
+    a.add_argument("--scale", default="quick", choices=SCALES)
+    a.add_argument("--experiments", default="all", help="comma-separated names, or all (default)")
+    a.add_argument("--out", default="outputs/audit", help="root of the audit's sweeps")
     return p
 
 
@@ -124,7 +141,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command is None:
             _parser().print_help()
             return 0
-        return {"list": _list, "collect": _collect, "plot": _plot, "report": _report}[args.command](args)
+        commands = {"list": _list, "collect": _collect, "plot": _plot, "report": _report, "audit": _audit}
+        return commands[args.command](args)
     except ConfigError as e:
         if os.environ.get("MFX_DEBUG"):
             raise
@@ -139,26 +157,115 @@ def _run(args: list[str]) -> int:
     if any(a in ("-h", "--help") for a in args):
         print(EPILOG_RUN)
         return 0
+    if any(a.split("=")[0] in REFUSED_FLAGS for a in args):
+        raise ConfigError(
+            "--experimental-rerun is refused: it unpickles a file (rerun the same command instead)"
+        )
     printing = any(a.split("=")[0] in PRINT_FLAGS for a in args)
+    dry = "--dry-run" in args
+    args = [a for a in args if a != "--dry-run"]
     overrides = _overrides(args)
-    # Printing flags (--cfg, --info …) run no job: validate only what they name.
-    jobs = plan(overrides) if not printing or any(o.startswith("experiment=") for o in overrides) else []
-    n_jobs = 0 if printing else len(jobs)
-    global _sweep_bar
-    from mfx.runtime import progress
+    names = _experiments(overrides)
+    if printing and not names:
+        return _hydra(args)
+    # Every sweep is validated before any runs: a mistake in the second writes nothing for the first.
+    plans = [sweep.plan([_one(o, name) for o in overrides]) for name in names]
+    if printing:
+        return max(_hydra(p.hydra_overrides() + [_one(a, p.experiment) for a in args]) for p in plans)
+    if dry:
+        for p in plans:
+            print(
+                f"{p.folder}: {len(p.jobs)} jobs, grid axes {', '.join(p.axes) or '(none)'}"
+                + (f", variant of {p.experiment} ({' '.join(p.overrides)})" if p.variant else "")
+            )
+            for job in p.jobs:
+                print("  " + ", ".join(f"{k}={OmegaConf.select(job, k)}" for k in p.axes))
+        return 0
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    done = failed = 0
+    try:
+        for p in plans:
+            start = time.time()
+            results.write_json(
+                {
+                    "experiment": p.experiment,
+                    "scale": p.scale,
+                    "sweep_hash": p.sweep_hash,
+                    "axes": p.axes,
+                    "overrides": p.overrides,
+                },
+                p.folder / "sweep.json",
+            )
+            sweep.bar = runtime.progress(
+                total=len(p.jobs), desc=f"{p.experiment} jobs", unit="job", leave=True
+            )
+            try:
+                _hydra(p.hydra_overrides() + [_one(a, p.experiment) for a in args])
+            finally:
+                sweep.bar.close()
+                sweep.bar = None
+            ran, skipped, missing = _tally(p, start)
+            done, failed = done + ran + skipped, failed + missing
+            print(
+                f"{p.experiment}/{p.scale}{p.variant}: {len(p.jobs)} jobs ({ran} run, {skipped} skipped, "
+                f"{missing} failed) → {p.folder}; next: mfx report {p.folder}"
+            )
+    except KeyboardInterrupt:
+        total = sum(len(p.jobs) for p in plans)
+        complete = sum(_tally(p, time.time())[1] for p in plans)
+        print(
+            f"interrupted: {complete} of {total} jobs done; rerun the same command to resume", file=sys.stderr
+        )
+        return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    return 1 if failed else 0
 
-    _sweep_bar = progress(total=n_jobs, desc="jobs", unit="job") if n_jobs else None
+
+REFUSED_FLAGS = {"--experimental-rerun"}
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def _hydra(argv: list[str]) -> int:
     if os.environ.get("MFX_DEBUG"):
         os.environ["HYDRA_FULL_ERROR"] = "1"
     saved = sys.argv
-    sys.argv = ["mfx", *args]
+    sys.argv = ["mfx", *argv]
     try:
-        _hydra_main()
+        sweep.hydra_main()
     finally:
         sys.argv = saved
-        if _sweep_bar is not None:
-            _sweep_bar.close()
     return 0
+
+
+def _experiments(overrides: list[str]) -> list[str]:
+    """The experiments named by `experiment=` (one, `a,b`, or `all`); [] when none is named."""
+    value = next((o.split("=", 1)[1] for o in reversed(overrides) if o.startswith("experiment=")), None)
+    if value is None:
+        return []
+    if value == "all":
+        return list(registry.load_all())
+    return [v.strip() for v in value.split(",")]
+
+
+def _one(override: str, name: str) -> str:
+    return f"experiment={name}" if override.startswith("experiment=") else override
+
+
+def _tally(p, since: float) -> tuple[int, int, int]:
+    """(run, skipped, missing) jobs of a plan: complete since `since`, complete before, not complete."""
+    ran = skipped = 0
+    for job in results.find_jobs([p.folder]):
+        state, done = results.job_state(job)
+        if state == "complete" and done.get("sweep_hash") == p.sweep_hash:
+            if (job / results.DONE).stat().st_mtime >= since:
+                ran += 1
+            else:
+                skipped += 1
+    return ran, skipped, max(len(p.jobs) - ran - skipped, 0)
 
 
 def _overrides(args: list[str]) -> list[str]:
@@ -173,139 +280,6 @@ def _overrides(args: list[str]) -> list[str]:
         else:
             out.append(a)
     return out
-
-
-def plan(overrides: list[str]) -> list[DictConfig]:
-    """Compose and validate the config of every job of the sweep; raise ConfigError on a mistake.
-
-    Mirrors Hydra's basic sweeper: the experiment's `hydra.sweeper.params` give the axes, and a
-    command-line override of the same key (a sweep `k=a,b` or a single value) replaces that axis.
-    """
-    from hydra import compose, initialize_config_module
-    from hydra.core.override_parser.overrides_parser import OverridesParser
-    from hydra.errors import HydraException
-
-    parser = OverridesParser.create()
-    try:
-        parsed = parser.parse_overrides(overrides)
-    except HydraException as e:
-        raise ConfigError(f"malformed override: {str(e).splitlines()[0]}") from None
-    keys = {o.get_key_element(): o for o in parsed}
-    experiments = registry.load_all()
-    name = keys["experiment"].value() if "experiment" in keys else None
-    if name not in experiments:
-        raise ConfigError(f"experiment must be one of {', '.join(experiments)} (got {name!r})")
-    if "scale" in keys and keys["scale"].value() not in SCALES:
-        raise ConfigError(f"scale must be one of {', '.join(SCALES)} (got {keys['scale'].value()!r})")
-    plain = [o.input_line for o in parsed if not o.is_sweep_override()]
-    try:
-        with initialize_config_module("mfx.conf", version_base="1.3"):
-            cfg = compose("config", overrides=plain, return_hydra_config=True)
-    except HydraException as e:
-        raise ConfigError(_composition_message(str(e), plain)) from None
-    axes: dict[str, list] = {}
-    try:
-        for key, values in (cfg.hydra.sweeper.params or {}).items():
-            axes[key] = _values(parser, f"{key}={values}")
-    except OmegaConfBaseException as e:
-        raise ConfigError(f"bad sweep grid in experiment {name}: {str(e).splitlines()[0]}") from None
-    for o in parsed:
-        key = o.get_key_element()
-        if o.is_sweep_override():
-            if not o.is_discrete_sweep():
-                raise ConfigError(f"{key}: only comma-separated sweeps (a,b,c) are supported")
-            axes[key] = list(o.sweep_iterator())
-        elif key in axes:
-            axes[key] = [o.value()]
-    base = OmegaConf.masked_copy(cfg, [k for k in cfg if k != "hydra"])
-    for key in axes:
-        if OmegaConf.select(base, key, default="<missing>") == "<missing>":
-            raise ConfigError(f"unknown config key {key!r}" + _siblings(base, key))
-    exp = experiments[name]
-    jobs = []
-    for values in itertools.product(*axes.values()):
-        job = base.copy()
-        for key, value in zip(axes, values):
-            OmegaConf.update(job, key, value, force_add=False)
-        validate(job, exp)
-        jobs.append(job)
-    return jobs
-
-
-def _values(parser, line: str) -> list:
-    (o,) = parser.parse_overrides([line])
-    return list(o.sweep_iterator()) if o.is_sweep_override() else [o.value()]
-
-
-def _siblings(cfg: DictConfig, key: str) -> str:
-    parent = key.rsplit(".", 1)[0] if "." in key else ""
-    node = OmegaConf.select(cfg, parent) if parent else cfg
-    if isinstance(node, DictConfig):
-        return f"; {parent or 'the config'} has: {', '.join(map(str, node.keys()))}"
-    return ""
-
-
-def _composition_message(text: str, plain: list[str]) -> str:
-    """One line for a failed composition; for an unknown key, list the keys of its parent."""
-    from hydra import compose, initialize_config_module
-
-    m = re.search(r"Could not override '([^']+)'", text)
-    if not m:
-        return text.strip().splitlines()[0]
-    key = m.group(1)
-    rest = [o for o in plain if o.split("=", 1)[0].lstrip("+~") != key]
-    from hydra.errors import HydraException
-
-    try:
-        with initialize_config_module("mfx.conf", version_base="1.3"):
-            return f"unknown config key {key!r}" + _siblings(compose("config", overrides=rest), key)
-    except HydraException:  # another override is bad too: name this one without the siblings
-        return f"unknown config key {key!r}"
-
-
-def validate(cfg: DictConfig, exp) -> None:
-    """Checks shared by every job, then the experiment's own."""
-    check(cfg, "runtime.threads", int, low=1)
-    check(cfg, "runtime.device", str, choices=("cpu", "cuda", "auto"))
-    check(cfg, "runtime.dtype", str, choices=("float32", "float64"))
-    check(cfg, "resume", bool)
-    check(cfg, "out", str)
-    try:
-        exp.validate(cfg)
-    except (OmegaConfBaseException, TypeError, ValueError) as e:
-        if isinstance(e, ConfigError):
-            raise
-        # an interpolation or type problem in a user's value
-        raise ConfigError(f"invalid config for {exp.name}: {str(e).splitlines()[0]}") from None
-
-
-def _task(cfg: DictConfig) -> None:
-    """One job: run the experiment at one grid point, write rows.csv and provenance atomically."""
-    from hydra.core.hydra_config import HydraConfig
-
-    from mfx import results, runtime
-
-    job_dir = Path(HydraConfig.get().runtime.output_dir)
-    try:
-        if cfg.resume and (job_dir / results.ROWS).exists():
-            return
-        exp = registry.get(cfg.name)
-        cfg = cfg.copy()
-        OmegaConf.update(cfg, "cache_dir", str(Path(cfg.cache_dir).absolute()))
-        rt = runtime.setup(**cfg.runtime)
-        start = time.perf_counter()
-        rows = results.to_frame(exp.run(cfg), exp.name, cfg.scale)
-        results.write_csv(rows, job_dir / results.ROWS)
-        results.write_provenance(job_dir, cfg, str(rt.device), time.perf_counter() - start)
-    finally:
-        if _sweep_bar is not None:
-            _sweep_bar.update()
-
-
-def _hydra_main() -> None:
-    import hydra
-
-    hydra.main(config_path="pkg://mfx.conf", config_name="config", version_base="1.3")(_task)()
 
 
 # ------------------------------------------------------------------------------- list, collect
@@ -325,13 +299,15 @@ def _list(args) -> int:
 
 
 def _collect(args) -> int:
-    from mfx import results
-
-    table = results.collect(args.dirs)
+    table, info = results.collect(args.dirs, mixed=args.mixed)
     out = Path(args.out) if args.out else Path(args.dirs[0]) / results.TABLE
+    if out.exists() and out.is_dir():
+        raise ConfigError(f"--out must be a file name (got the folder {out})")
     results.write_csv(table, out)
-    jobs = len(results.find_rows(args.dirs))
-    print(f"collected {len(table)} rows from {jobs} jobs → {out}")
+    results.write_json(info, out.with_suffix(".json"))
+    jobs = len(results.find_jobs(args.dirs)) - info["incomplete_jobs"]
+    skipped = f" ({info['incomplete_jobs']} incomplete jobs skipped)" if info["incomplete_jobs"] else ""
+    print(f"collected {len(table)} rows from {jobs} jobs{skipped} → {out}")
     return 0
 
 
@@ -339,9 +315,7 @@ def _collect(args) -> int:
 
 
 def _plot(args) -> int:
-    from mfx import report, results
-
-    table, home = results.load_table(args.table)
+    table, _, home = results.load_table(args.table, warn=_warn)
     out = Path(args.out) if args.out else home / "figures"
     paths = report.draw(table, out)
     print(f"{len(paths)} files → {out}")
@@ -349,13 +323,54 @@ def _plot(args) -> int:
 
 
 def _report(args) -> int:
-    from mfx import report, results
-
-    table, home = results.load_table(args.table)
+    table, info, home = results.load_table(args.table, warn=_warn)
     out = Path(args.out) if args.out else home
-    path, claims = report.write(table, out)
-    failed = [c for c in claims if not c.passed]
-    print(f"{len(claims) - len(failed)}/{len(claims)} claims pass → {path}")
-    for c in failed:
-        print(f"  FAIL {c.experiment}: {c.statement}: measured {c.measured:.4g}, expected {c.expected}")
-    return 1 if (args.strict and failed) else 0
+    path, claims = report.write(table, info, out)
+    counts = {v: sum(c.verdict == v for c in claims) for v in VERDICTS}
+    print(
+        f"{counts['pass']} pass, {counts['fail']} fail, {counts['inconclusive']} inconclusive "
+        f"of {len(claims)} claims → {path}"
+    )
+    for c in claims:
+        if not c.passed:
+            print(
+                f"  {c.verdict.upper()} {c.experiment}: {c.statement}: measured {c.measured:.4g} ± {c.u:.2g}, "
+                f"expected {c.expected}"
+            )
+    return 1 if (args.strict and not all(c.passed for c in claims)) else 0
+
+
+def _warn(text: str) -> None:
+    print(f"mfx: {text}", file=sys.stderr)
+
+
+def _audit(args) -> int:
+    if args.seeds < 1:
+        raise ConfigError(f"--seeds must be ≥ 1 (got {args.seeds})")
+    names = _experiments([f"experiment={args.experiments}"])
+    per_seed = []
+    for seed in range(args.seeds):
+        code = _run(
+            [f"experiment={','.join(names)}", f"scale={args.scale}", f"seed={seed}", f"out={args.out}"]
+        )
+        if code == 130:
+            return code
+        for name in names:
+            folder = next(
+                p for p in sorted((Path(args.out) / name).glob(f"{args.scale}*")) if _seed_of(p) == seed
+            )
+            table, _, _ = results.load_table(folder, warn=_warn)
+            per_seed += [
+                (seed, c)
+                for _, _, rows in report.by_experiment(table)
+                for c in report.claims_of(registry.get(name), rows)
+            ]
+    counts = report.audit_frame(per_seed)
+    results.write_csv(counts, Path(args.out) / "audit.csv")
+    print(report.audit_markdown(counts, args.scale))
+    return 0
+
+
+def _seed_of(folder: Path) -> int | None:
+    info = results.read_json(folder / "sweep.json") or {}
+    return next((int(o.split("=", 1)[1]) for o in info.get("overrides", []) if o.startswith("seed=")), 0)

@@ -1,13 +1,23 @@
-"""One plotting style for every figure, and `save_figure` → PDF + PNG with reproducible bytes."""
+"""One plotting style for every figure, `save_figure` → PDF + PNG with reproducible bytes, and the
+registry of plot functions (`@draws("resnet_depth")` in `mfx/<family>/plots.py`).
+
+Plot functions register here rather than on the Experiment so that job processes, which import
+only the experiments, never import matplotlib (most of a worker's start-up time).
+"""
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Callable
 from pathlib import Path
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+import pandas as pd
+
+from mfx.experiment import FAMILIES
 
 STYLE = {
     "figure.dpi": 110,
@@ -59,3 +69,23 @@ def save_figure(fig, stem: str | Path) -> list[Path]:
         fig.savefig(paths[1], metadata=PNG_METADATA)
     plt.close(fig)
     return paths
+
+
+_PLOTS: dict[str, Callable[[pd.DataFrame], dict]] = {}
+
+
+def draws(name: str):
+    """Decorator: register `fn(table) -> {key: Figure}` as the plot function of experiment `name`."""
+
+    def register(fn):
+        _PLOTS[name] = fn
+        return fn
+
+    return register
+
+
+def plot_function(name: str) -> Callable[[pd.DataFrame], dict]:
+    """The plot function of experiment `name` (imports every family's plots module once)."""
+    for family in FAMILIES:
+        importlib.import_module(f"mfx.{family}.plots")
+    return _PLOTS[name]

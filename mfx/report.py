@@ -1,79 +1,240 @@
-"""Collected table → figures (PDF + PNG) and one Markdown report with every claim's verdict."""
+"""Collected table → figures (PDF + PNG), `report.md` with every claim's verdict, and `claims.csv`.
+
+The report opens with its provenance (mfx and torch versions, commits, devices, dtypes, job dates,
+the configuration hash of each sweep) and the verdict rule; each experiment's section gives its
+figures and claims with their uncertainty, points and seeds.  File names are built only from
+registered experiment names and known scales, never from other table values.
+"""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from mfx import experiment as registry
 from mfx import results
-from mfx.experiment import Claim
-from mfx.plotting import save_figure
+from mfx.experiment import PAPERS, RULE, SCALES, VERDICTS, Claim, ConfigError
+from mfx.plotting import plot_function, save_figure
+
+# What a claim or plot function raises on a table that lacks part of its grid.
+PARTIAL = (KeyError, IndexError, ValueError, ZeroDivisionError, np.linalg.LinAlgError)
 
 
-def _by_experiment(table: pd.DataFrame):
+def by_experiment(table: pd.DataFrame):
     """(experiment, scale, rows) for each experiment and scale in the table: claims never mix scales."""
     experiments = registry.load_all()
-    for name, scale in sorted(set(zip(table["experiment"], table["scale"]))):
+    for name, scale in sorted(set(zip(table["experiment"].astype(str), table["scale"].astype(str)))):
         if name not in experiments:
-            raise registry.ConfigError(f"table has rows of unknown experiment {name!r}")
+            raise ConfigError(f"table: experiment must be one of {', '.join(experiments)} (got {name!r})")
+        if scale not in SCALES:
+            raise ConfigError(f"table: scale must be one of {', '.join(SCALES)} (got {scale!r})")
         yield experiments[name], scale, results.experiment_rows(table, name, scale)
 
 
-def draw(table: pd.DataFrame, out: Path) -> list[Path]:
-    """Save every figure of every experiment in `table` as out/<experiment>_<key>.{pdf,png}."""
+def figures_of(exp, scale: str, rows: pd.DataFrame, out: Path) -> tuple[list[Path], str]:
+    """Save the figures of one experiment; ("", paths) or (paths drawn, why the rest could not be)."""
+    try:
+        figs = plot_function(exp.name)(rows)
+    except PARTIAL as e:
+        return [], f"figures not drawn: {type(e).__name__}: {e} (a partial grid?)"
     paths = []
-    for exp, scale, rows in _by_experiment(table):
-        for key, fig in exp.plot(rows).items():
-            paths += save_figure(fig, Path(out) / f"{exp.name}_{scale}_{key}")
+    for key, fig in figs.items():
+        paths += save_figure(fig, Path(out) / f"{exp.name}_{scale}_{key}")
+    return paths, ""
+
+
+def draw(table: pd.DataFrame, out: Path) -> list[Path]:
+    """Save every figure of every experiment in `table` as out/<experiment>_<scale>_<key>.{pdf,png}."""
+    paths = []
+    for exp, scale, rows in by_experiment(table):
+        paths += figures_of(exp, scale, rows, out)[0]
     return paths
 
 
-def _cell(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+def claims_of(exp, rows: pd.DataFrame) -> list[Claim]:
+    """The experiment's claims; one inconclusive claim when the table cannot support them."""
+    try:
+        return exp.claims(rows)
+    except PARTIAL as e:
+        return [
+            Claim.at_least(
+                exp.name,
+                "claims of this experiment (the table lacks what they need)",
+                float("nan"),
+                0,
+                f"{type(e).__name__}: {e}",
+            )
+        ]
 
 
-def write(table: pd.DataFrame, out: Path) -> tuple[Path, list[Claim]]:
-    """Draw the figures into out/figures and write out/report.md; return its path and the claims."""
+def _cell(text) -> str:
+    """Markdown table cell: escape what Markdown or HTML would interpret."""
+    text = str(text).replace("\n", " ")
+    for ch in "\\`*_[]|":
+        text = text.replace(ch, "\\" + ch)
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _value(c: Claim) -> str:
+    if c.how == "exact":
+        return f"{c.measured:.4g} (exact)"
+    return f"{c.measured:.4g} ± {c.u:.2g} ({c.how})"
+
+
+def _verdict(c: Claim) -> str:
+    text = {"pass": "pass", "fail": "**FAIL**", "inconclusive": "*inconclusive*"}[c.verdict]
+    return text + (" (identity check)" if c.identity else "")
+
+
+def provenance(info: dict) -> list[str]:
+    """The report's header: what produced the numbers."""
+    sweeps = info.get("sweeps") or []
+    if not sweeps:
+        return ["Provenance: unknown (the table has no `table.json` beside it).", ""]
+    values = {
+        k: sorted({str(v) for s in sweeps for v in s.get(k, [])})
+        for k in ("mfx", "torch", "devices", "dtypes", "commits")
+    }
+    dirty = any(s.get("dirty") for s in sweeps)
+    lines = [
+        (
+            f"- mfx {', '.join(values['mfx'])}; torch {', '.join(values['torch'])}; "
+            f"device {', '.join(values['devices'])}; dtype {', '.join(values['dtypes'])}"
+        ),
+        f"- git commit {', '.join(c[:12] for c in values['commits'])}"
+        + (" (working tree had uncommitted changes)" if dirty else ""),
+        f"- jobs finished between {min(s['first_job'] for s in sweeps)} and {max(s['last_job'] for s in sweeps)}",
+    ]
+    lines += [
+        f"- sweep `{_cell(s['experiment'])}/{_cell(s['scale'])}`: configuration `{s['sweep_hash']}`"
+        + (f", overrides `{_cell(' '.join(s['overrides']))}`" if s.get("overrides") else "")
+        for s in sweeps
+    ]
+    warnings = [
+        f"**Warning:** the jobs of `{s['experiment']}/{s['scale']}` come from {len(s['commits'])} commits."
+        for s in sweeps
+        if len(s.get("commits", [])) > 1
+    ]
+    if info.get("mixed"):
+        warnings.append(
+            "**Warning: this table knowingly mixes sweeps of different configurations** "
+            "(`mfx collect --mixed`); claims evaluated on it mix them too."
+        )
+    return [*warnings, *([""] if warnings else []), *lines, ""]
+
+
+def write(table: pd.DataFrame, info: dict, out: Path) -> tuple[Path, list[Claim]]:
+    """Draw the figures into out/figures, write out/report.md and out/claims.csv."""
     out = Path(out)
     figures = out / "figures"
     claims: list[Claim] = []
-    lines = ["# mfx report", ""]
     sections = []
-    for exp, scale, rows in _by_experiment(table):
-        figs = exp.plot(rows)
-        pngs = [save_figure(fig, figures / f"{exp.name}_{scale}_{key}")[1] for key, fig in figs.items()]
-        these = exp.claims(rows)
+    for exp, scale, rows in by_experiment(table):
+        pngs, problem = figures_of(exp, scale, rows, figures)
+        pngs = [p for p in pngs if p.suffix == ".png"]
+        these = claims_of(exp, rows)
         claims += these
         not_ok = rows["status"].value_counts().drop("ok", errors="ignore")
-        status = "".join(f", {n} {s}" for s, n in not_ok.items())
-        sec = [f"## {exp.name} ({scale}) — {exp.figure}", "", exp.description, ""]
-        sec.append(f"Family `{exp.family}`, scale `{scale}`, {len(rows)} rows{status}.")
-        sec.append("")
+        status = "".join(f", {n} {_cell(s)}" for s, n in not_ok.items())
+        sec = [
+            f"## {exp.name} ({scale})",
+            "",
+            f"{PAPERS[exp.family]} — {exp.figure}.",
+            "",
+            exp.description,
+            "",
+        ]
+        seeds = rows["seed"].nunique() if "seed" in rows else 1
+        sec += [f"{len(rows)} rows, {seeds} seeds{status}.", ""]
         sec += [f"![{p.stem}]({p.relative_to(out).as_posix()})" for p in pngs]
+        sec += [problem] if problem else []
         sec += [
             "",
-            "| claim | measured | expected | verdict | how it was measured |",
-            "|---|---|---|---|---|",
+            "| claim | measured ± u | expected | verdict | points, seeds | P(pass) | how it was measured |",
+            "|---|---|---|---|---|---|---|",
         ]
         sec += [
-            f"| {_cell(c.statement)} | {c.measured:.4g} | {_cell(c.expected)} | "
-            f"{'pass' if c.passed else '**FAIL**'} | {_cell(c.detail)} |"
+            f"| {_cell(c.statement)} | {_cell(_value(c))} | {_cell(c.expected)} | {_verdict(c)} | "
+            f"{c.points}, {c.seeds} | {_probability(c)} | {_cell(c.detail)} |"
             for c in these
         ]
         sections += sec + [""]
-    passed = sum(c.passed for c in claims)
-    lines += [f"**{passed} of {len(claims)} claims pass.**", ""]
-    lines += ["Every claim, its measured value (fitted rate, level or count) and its verdict:", ""]
-    lines += ["| experiment | claim | measured | expected | verdict |", "|---|---|---|---|---|"]
+    counts = {v: sum(c.verdict == v for c in claims) for v in VERDICTS}
+    lines = ["# mfx report", "", *provenance(info)]
     lines += [
-        f"| {c.experiment} | {_cell(c.statement)} | {c.measured:.4g} | {_cell(c.expected)} | "
-        f"{'pass' if c.passed else '**FAIL**'} |"
-        for c in claims
+        (
+            f"**{counts['pass']} pass, {counts['fail']} fail, {counts['inconclusive']} inconclusive** "
+            f"of {len(claims)} claims ({sum(c.identity for c in claims)} of them identity checks)."
+        ),
+        "",
+        (
+            f"Verdict rule — {RULE}  P(pass) is the probability that a rerun with fresh seeds passes, "
+            "from a normal law of the measured value with its uncertainty."
+        ),
+        "",
+        *sections,
     ]
-    lines += [""] + sections
     out.mkdir(parents=True, exist_ok=True)
-    path = out / "report.md"
-    path.write_text("\n".join(lines))
+    path = results.write_bytes(out / "report.md", "\n".join(lines).encode())
+    results.write_csv(claims_frame(claims), out / "claims.csv")
     return path, claims
+
+
+def _probability(c: Claim) -> str:
+    p = c.pass_probability()
+    return "—" if c.how == "exact" or not math.isfinite(p) else f"{p:.2f}"
+
+
+def claims_frame(claims: list[Claim]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "experiment": c.experiment,
+                "claim": c.statement,
+                "measured": c.measured,
+                "u": c.u,
+                "how": c.how,
+                "expected": c.expected,
+                "verdict": c.verdict,
+                "identity": c.identity,
+                "points": c.points,
+                "seeds": c.seeds,
+                "p_pass": c.pass_probability(),
+                "detail": c.detail,
+            }
+            for c in claims
+        ]
+    )
+
+
+def audit_frame(per_seed: list[tuple[int, Claim]]) -> pd.DataFrame:
+    """Verdict counts of each claim over seeds: one row per (experiment, claim)."""
+    rows = pd.DataFrame(
+        [
+            {"experiment": c.experiment, "claim": c.statement, "seed": s, "verdict": c.verdict}
+            for s, c in per_seed
+        ]
+    )
+    counts = rows.pivot_table(
+        index=["experiment", "claim"],
+        columns="verdict",
+        values="seed",
+        aggfunc="count",
+        fill_value=0,
+        sort=False,
+    )
+    counts = counts.reindex(columns=list(VERDICTS), fill_value=0).reset_index()
+    counts["seeds"] = counts[list(VERDICTS)].sum(axis=1)
+    return counts
+
+
+def audit_markdown(counts: pd.DataFrame, scale: str) -> str:
+    lines = [f"| experiment | claim ({scale}) | pass | fail | inconclusive |", "|---|---|---|---|---|"]
+    lines += [
+        f"| {r.experiment} | {_cell(r.claim)} | {r['pass']}/{r.seeds} | {r.fail} | {r.inconclusive} |"
+        for _, r in counts.iterrows()
+    ]
+    return "\n".join(lines)

@@ -71,4 +71,5 @@ def randn(
 
 def progress(iterable: Iterable | None = None, **kwargs) -> tqdm:
     """A tqdm bar that stays quiet when stdout is not a terminal (logs, CI, launchers)."""
-    return tqdm(iterable, disable=not sys.stdout.isatty(), leave=False, dynamic_ncols=True, **kwargs)
+    kwargs.setdefault("leave", False)
+    return tqdm(iterable, disable=not sys.stdout.isatty(), dynamic_ncols=True, **kwargs)

@@ -28,6 +28,7 @@ def _toy_fit(table):
     return fit.power_law(ok["a"], ok["value"])
 
 
+@plotting.draws("toy")
 def _toy_plot(table):
     fig, (ax,) = plotting.figure()
     ax.loglog(table["a"], table["value"], "o")
@@ -37,7 +38,22 @@ def _toy_plot(table):
 
 def _toy_claims(table):
     f = _toy_fit(table)
-    return [Claim.within("toy", "slope of y vs a", f["slope"], -0.5, 0.05, f.describe("slope"))]
+    seeds = table["seed"].nunique()
+    return [
+        Claim.within(
+            "toy",
+            "slope of y vs a",
+            f["slope"],
+            -0.5,
+            0.05,
+            f.describe("slope"),
+            u=f.se["slope"],
+            how="fit SE",
+            points=table["a"].nunique(),
+            seeds=seeds,
+            min_points=3,
+        )
+    ]
 
 
 def _toy_validate(cfg):
@@ -46,7 +62,15 @@ def _toy_validate(cfg):
 
 
 register(
-    Experiment("toy", "toy", "test-only power law", "none", _toy_run, _toy_plot, _toy_claims, _toy_validate)
+    Experiment(
+        name="toy",
+        family="toy",
+        description="test-only power law",
+        figure="none",
+        run=_toy_run,
+        claims=_toy_claims,
+        validate=_toy_validate,
+    )
 )
 
 
@@ -71,7 +95,7 @@ def run_experiment(tmp_path):
         if name == "toy":
             argv.append(f"hydra.searchpath=[file://{TEST_CONF}]")
         assert cli.main(argv) == 0
-        return results.collect([out / name])
+        return results.collect([out / name])[0]
 
     return run
 

@@ -1,5 +1,6 @@
 """The command line: sweeps, collect → plot → report, bad input, resume, determinism."""
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +20,13 @@ def run(out, *overrides):
 
 
 def job_rows(out):
-    return sorted((out / "toy" / "quick").rglob("rows.csv"))
+    return sorted((out / "toy").rglob("rows.csv"))
+
+
+def sweep_dir(out):
+    """The one sweep folder under out/toy (quick, or quick-<hash> for a variant)."""
+    (folder,) = (out / "toy").iterdir()
+    return folder
 
 
 def test_installed_entry_point_runs_outside_the_repo(tmp_path):
@@ -47,13 +54,13 @@ def test_sweep_collect_plot_report(tmp_path):
     sweep = tmp_path / "toy" / "quick"
     assert cli.main(["collect", str(sweep)]) == 0
     table = pd.read_csv(sweep / "table.csv")
-    assert list(table.columns) == ["experiment", "scale", "a", "seed", "metric", "value", "status"]
+    assert list(table.columns) == ["experiment", "scale", "a", "seed", "metric", "value", "status", "config_hash"]
     assert sorted(table["a"].unique()) == [1, 2, 4, 8] and (table["status"] == "ok").all()
     assert cli.main(["plot", str(sweep / "table.csv"), "--out", str(tmp_path / "figs")]) == 0
     assert {p.name for p in (tmp_path / "figs").iterdir()} == {"toy_quick_y_vs_a.pdf", "toy_quick_y_vs_a.png"}
     assert cli.main(["report", str(sweep), "--strict"]) == 0
     report = (sweep / "report.md").read_text()
-    assert "1 of 1 claims pass" in report and "figures/toy_quick_y_vs_a.png" in report
+    assert "1 pass, 0 fail, 0 inconclusive" in report and "figures/toy_quick_y_vs_a.png" in report
 
 
 def test_command_line_sweep_replaces_an_axis(tmp_path):
@@ -63,7 +70,7 @@ def test_command_line_sweep_replaces_an_axis(tmp_path):
 
 def test_failing_claim_makes_strict_report_exit_1(tmp_path, capsys):
     assert run(tmp_path, "model.slope_shift=0.2") == 0
-    sweep = str(tmp_path / "toy" / "quick")
+    sweep = str(sweep_dir(tmp_path))
     assert cli.main(["report", sweep]) == 0
     assert cli.main(["report", sweep, "--strict"]) == 1
     assert "FAIL toy: slope of y vs a" in capsys.readouterr().out
@@ -101,7 +108,7 @@ def test_bad_input_one_line_exit_2_nothing_written(tmp_path, capsys, overrides, 
 
 def test_collect_of_empty_directory_is_an_error(tmp_path, capsys):
     assert cli.main(["collect", str(tmp_path)]) == 2
-    assert "no rows.csv" in capsys.readouterr().err
+    assert "no complete job" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
 
 
@@ -116,7 +123,7 @@ def test_interrupted_sweep_resumes_without_duplicates(tmp_path):
     assert job_rows(tmp_path) == first
     from mfx import results
 
-    table = results.collect([tmp_path / "toy"])
+    table, _ = results.collect([tmp_path / "toy"])
     assert len(table) == 8 and not table.duplicated().any()
 
 
@@ -145,3 +152,40 @@ def test_help_says_what_and_shows_an_example(argv, capsys):
         code = e.code
     assert code == 0
     assert "example" in capsys.readouterr().out
+
+
+def test_a_variant_never_changes_the_default_sweep(tmp_path):
+    """`model.b=2` (not a grid axis) goes to its own folder; the default table, figures, claims stay."""
+    assert run(tmp_path) == 0
+    default = tmp_path / "toy" / "quick"
+    assert cli.main(["report", str(default)]) == 0
+    files = ("table.csv", "claims.csv", "report.md", "figures/toy_quick_y_vs_a.png")
+    before = {f: (default / f).read_bytes() for f in files}
+    assert run(tmp_path, "model.b=2", "model.a=1,2") == 0
+    (variant,) = [p for p in (tmp_path / "toy").iterdir() if p != default]
+    assert variant.name.startswith("quick-") and "model.b=2" in (variant / "sweep.json").read_text()
+    assert cli.main(["report", str(default)]) == 0
+    assert {f: (default / f).read_bytes() for f in files} == before
+    assert cli.main(["report", str(variant)]) == 0
+    claims = pd.read_csv(variant / "claims.csv")
+    assert list(claims["verdict"]) == ["inconclusive"]  # a slope from 2 points is never a pass
+    assert cli.main(["collect", str(tmp_path / "toy")]) == 2  # two configurations: refused
+
+
+def test_resume_reruns_a_job_whose_configuration_changed(tmp_path, capsys):
+    assert run(tmp_path) == 0
+    job = sorted(job_rows(tmp_path))[0].parent
+    done = json.loads((job / "done.json").read_text())
+    done["job_hash"] = "something-else"  # as if made by other code
+    (job / "done.json").write_text(json.dumps(done))
+    assert run(tmp_path) == 0
+    out = capsys.readouterr()
+    assert f"rerunning {job}: its configuration or mfx's code changed" in out.err
+    assert "(1 run, 3 skipped, 0 failed)" in out.out
+
+
+def test_dry_run_lists_jobs_and_writes_nothing(tmp_path, capsys):
+    assert run(tmp_path / "out", "--dry-run") == 0
+    out = capsys.readouterr().out
+    assert "toy/quick: 4 jobs" in out and "model.a=8" in out
+    assert not (tmp_path / "out").exists()

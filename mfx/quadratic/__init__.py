@@ -10,5 +10,7 @@ Symbols (science/quadratic.md):
 - Conserved polar factor S = rho (rhoᵀ rho)^(-1/2) (T ∝ I, Q0 ∝ I); solutions W = s U W*, s = √(a*/a).
 
 Modules: `model` (teacher/student, overlaps, risk, plateau, solutions), `sgd` (batched one-pass SGD),
-`ode` (overlap ODEs with the O(eta²) term), `hessian` (span block + closed-form bulk).
+`ode` (overlap ODEs with the O(eta²) term), `hessian` (span block + closed-form bulk); `experiments/`
+(one module per figure: run, validate, claims, registration), `analysis` (table → fits and summaries,
+shared by claims and plots), `plots` (the figures).
 """

@@ -1,11 +1,13 @@
-"""Figures of the quadratic family from collected tables (no physics here; fits via mfx.fit)."""
+"""Figures of the quadratic family from collected tables (no physics here; fits via mfx.fit, shared
+summaries via mfx.quadratic.analysis).  Each plot function registers itself with `plotting.draws`."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from mfx import fit
+from mfx import fit, plotting
 from mfx.plotting import colors, figure
+from mfx.quadratic import analysis
 
 
 def _ok(table, experiment, **where):
@@ -19,6 +21,7 @@ def _median(d, by="tau"):
     return d.groupby(by)["value"].median()
 
 
+@plotting.draws("quad_curves")
 def curves(table):
     """F1: eps_g vs tau (ODE lines, SGD markers) and the order parameters, one colour per p."""
     t = _ok(table, "quad_curves")
@@ -76,6 +79,7 @@ def curves(table):
     return figs
 
 
+@plotting.draws("quad_escape")
 def escape(table):
     """F2/F3: tau_esc vs ln N per p* (fits labelled), tau_esc vs p at fixed N, and eps_pl − eps in the window."""
     t = _ok(table, "quad_escape")
@@ -137,6 +141,7 @@ def escape(table):
     return figs
 
 
+@plotting.draws("quad_implicit_bias")
 def implicit_bias(table):
     """F4: drift of S, drift vs eta (fit), distances to the manifold, final ρ vs s·polar(ρ0)."""
     t = _ok(table, "quad_implicit_bias")
@@ -215,6 +220,7 @@ def implicit_bias(table):
     return figs
 
 
+@plotting.draws("quad_hessian")
 def hessian(table):
     """F5: stem plots (eigenvalue, multiplicity), counts vs p, smallest eigenvalue along the ODE."""
     t = table[table["experiment"] == "quad_hessian"]
@@ -244,7 +250,7 @@ def hessian(table):
             if d.empty:
                 continue
             v, m = d["value"].values, d["multiplicity"].values
-            rows.append((pair, m[v < -1e-9].sum(), m[np.abs(v) <= 1e-9].sum(), m[v > 1e-9].sum()))
+            rows.append((pair, *analysis.counts(v, m)))  # (negative, zero, positive), as the claims count
         for j, (label, c) in enumerate(zip(("negative", "zero", "positive"), colors(3))):
             ax.plot([r[0][0] for r in rows], [r[1 + j] for r in rows], "-o", color=c, label=label)
         ax.set_xlabel("p")

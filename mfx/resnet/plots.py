@@ -6,22 +6,16 @@ import numpy as np
 from matplotlib.ticker import NullFormatter
 
 from mfx import fit, plotting
-
-
-def _exp():
-    from mfx.resnet import experiments  # the fits used by the claims, drawn as they are evaluated
-
-    return experiments
+from mfx.resnet import analysis  # the fits used by the claims, drawn as they are evaluated
 
 
 def _error_panels(table, name, x, curve):
-    ex = _exp()
     fig, axes = plotting.figure(2, 1, height=3.0)
     for ax, metric, label in zip(
         axes, ("err_f", "err_h"), ("RMS output error", "RMS error of $h_L$ (per coord.)")
     ):
-        err = ex.rms_over_seeds(table, name, metric, ["L", "M"])
-        both = ex.two_term_fit(err)
+        err = analysis.rms_over_seeds(table, name, metric, ["L", "M"])
+        both = analysis.two_term_fit(err)
         curves = sorted(err[curve].unique())
         for c, value in zip(plotting.colors(len(curves)), curves):
             e = err[err[curve] == value].sort_values(x)
@@ -40,19 +34,21 @@ def _error_panels(table, name, x, curve):
     return fig
 
 
+@plotting.draws("resnet_depth")
 def depth(table):
     return {"error_vs_L": _error_panels(table, "resnet_depth", "L", "M")}
 
 
+@plotting.draws("resnet_width")
 def width(table):
     return {"error_vs_M": _error_panels(table, "resnet_width", "M", "L")}
 
 
+@plotting.draws("resnet_dim")
 def dim(table):
-    ex = _exp()
     fig, axes = plotting.figure(2, 1)
-    slope, both, fitted = ex.dim_fits(table)
-    err = ex.rms_over_seeds(table, "resnet_dim", "err_h", ["L", "M", "D"]).sort_values("D")
+    slope, both, fitted = analysis.dim_fits(table)
+    err = analysis.rms_over_seeds(table, "resnet_dim", "err_h", ["L", "M", "D"]).sort_values("D")
     ax = axes[0]
     metrics = (
         ("err_h", "all coordinates"),
@@ -60,7 +56,7 @@ def dim(table):
         ("err_h_span", "span W_U (read out)"),
     )
     for (metric, label), marker in zip(metrics, ("*", "v", "^")):
-        e = ex.rms_over_seeds(table, "resnet_dim", metric, ["D"]).sort_values("D")
+        e = analysis.rms_over_seeds(table, "resnet_dim", metric, ["D"]).sort_values("D")
         ax.loglog(e["D"], e["value"], marker, label=label)
     L, M = float(err["L"].iloc[0]), float(err["M"].iloc[0])
     D = np.geomspace(fitted["D"].min(), fitted["D"].max(), 50)
@@ -72,7 +68,7 @@ def dim(table):
         label=f"{both['a']:.2g}/L + {both['b']:.2g}√(D/LM) (R²={both.r2:.2f}); slope {slope['slope']:.2f}",
     )
     ax.set_ylabel("RMS error of $h_L$ per coordinate, step K")
-    e = ex.rms_over_seeds(table, "resnet_dim", "err_f", ["D"]).sort_values("D")
+    e = analysis.rms_over_seeds(table, "resnet_dim", "err_f", ["D"]).sort_values("D")
     axes[1].loglog(e["D"], e["value"], "*", label="measured")
     axes[1].set_ylabel("RMS output error, step K")
     for ax in axes:
@@ -82,8 +78,9 @@ def dim(table):
     return {"error_vs_D": fig}
 
 
+@plotting.draws("resnet_lazy")
 def lazy(table):
-    fits, mean = _exp().lazy_fits(table)
+    fits, mean = analysis.lazy_fits(table)
     fig, axes = plotting.figure(2, 1)
     panels = {
         "local_update": "local feature movement RMS $\\langle\\Delta u, h\\rangle/D$",
@@ -111,8 +108,9 @@ def lazy(table):
     return {"lazy": fig}
 
 
+@plotting.draws("resnet_phase")
 def phase(table):
-    exps, mean = _exp().phase_exponents(table)
+    exps, mean = analysis.phase_exponents(table)
     fig, (ax_heat, ax_exp) = plotting.figure(2, 1)
     grid = mean.pivot(index="gamma", columns="D", values="value")
     mesh = ax_heat.pcolormesh(

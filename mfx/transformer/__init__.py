@@ -13,5 +13,7 @@ Symbols (science/transformer.md):
 
 Modules: `families` (token distributions, samplers, closed-form Λ_μ), `model` (forward pass, loss,
 GD), `ntk` (empirical NTK blocks, closed-form Gram of Λ_μ modulo affine functions), `experiments`
-(E1 transformer_limit, E2 transformer_convergence, E3 transformer_ntk), `plots`.
+(one module per figure: `limit` E1 transformer_limit, `convergence` E2 transformer_convergence, `ntk`
+E3 transformer_ntk; `common` their shared helpers), `analysis` (table → numbers shared by the claims
+and the plots), `plots` (figures, registered with `mfx.plotting.draws`).
 """

@@ -1,4 +1,7 @@
-"""Figures of the transformer family: collected rows → matplotlib figures (no physics computed here)."""
+"""Figures of the transformer family: collected rows → matplotlib figures (no physics computed here).
+
+Each plot function registers itself with `plotting.draws`; the summaries it shares with the claims
+come from `analysis`."""
 
 from __future__ import annotations
 
@@ -6,15 +9,16 @@ import numpy as np
 import pandas as pd
 
 from mfx import fit, plotting
+from mfx.transformer.analysis import E1_FLOOR_FACTOR, limit_summary, merge_curves
+from mfx.transformer.families import DISTS
 
 
 def _exp(table: pd.DataFrame, name: str) -> pd.DataFrame:
     return table[table["experiment"] == name]
 
 
+@plotting.draws("transformer_limit")
 def plot_limit(table: pd.DataFrame) -> dict:
-    from mfx.transformer.experiments import E1_FLOOR_FACTOR, limit_summary
-
     t = _exp(table, "transformer_limit")
     err, floor = limit_summary(t)
     fig, (ax, ax2) = plotting.figure(2, 1)
@@ -57,6 +61,7 @@ def plot_limit(table: pd.DataFrame) -> dict:
     return {"error": fig}
 
 
+@plotting.draws("transformer_convergence")
 def plot_convergence(table: pd.DataFrame) -> dict:
     t = _exp(table, "transformer_convergence")
     fig, axes = plotting.figure(2, 2)
@@ -125,10 +130,8 @@ def _log10(v):
     return np.log10(np.clip(np.asarray(v, dtype=float), 1e-20, None))
 
 
+@plotting.draws("transformer_ntk")
 def plot_ntk(table: pd.DataFrame) -> dict:
-    from mfx.transformer.experiments import merge_curves
-    from mfx.transformer.families import DISTS
-
     t = _exp(table, "transformer_ntk")
     dists = [d for d in DISTS if d in set(t["dist"])]
     fig, (ax_cf, ax_ntk, ax_merge, ax_n) = plotting.figure(2, 2, width=4.2, height=3.2)

@@ -1,0 +1,112 @@
+"""Helpers shared by the quadratic family's figure modules: set-up from cfg, data draws, the ODE call,
+long rows, and the shared validation.
+
+Rows carry `method` (sgd | ode | ode_g | ode_anisotropic), `seed`, `tau` (= a·eta·alpha), `alpha`,
+`p`, `p_star`, `N`, `eta`, `g`, `metric`, `value`. Claims evaluate the collected table; quick-scale
+tolerances (wider, still able to fail) and paper tolerances are kept in TOL dicts keyed by scale.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import torch
+
+from mfx.experiment import ConfigError, check
+from mfx.quadratic import model, ode
+
+SGD_DTYPES = {"float32": torch.float32, "float64": torch.float64}
+
+
+def _setup(m):
+    """(a, a*, eta, g, T): readout scales, learning rate and its tau-unit version, target teacher Gram."""
+    a, a_star = model.readout_scales(m.p, m.p_star, m.readout)
+    eta = float(m.eta) if m.eta is not None else float(m.g) / a
+    return a, a_star, eta, a * eta, model.teacher_T(m.p_star, m.teacher_anisotropy)
+
+
+def _seeds(m, n):
+    return list(range(m.seed0, m.seed0 + n))
+
+
+def _weights(m, N, seeds, student=None):
+    dtype = SGD_DTYPES[m.sgd_dtype]
+    W_star = model.teacher_weights(N, m.p_star, seeds, m.teacher, m.teacher_anisotropy, dtype)
+    W0 = model.student_weights(N, m.p, seeds, student or m.student, m.sigma0, dtype)
+    return W0, W_star
+
+
+def _ode(m, rho0, Q0, T, a, a_star, tau, g):
+    return ode.solve(
+        rho0,
+        Q0,
+        T,
+        a,
+        a_star,
+        tau,
+        g=g,
+        Delta=m.Delta,
+        method=m.ode_method,
+        rtol=m.ode_rtol,
+        atol=m.ode_atol,
+        dt=m.ode_dt,
+    )
+
+
+def _long(method, tau, rate, seeds, metrics: dict, **coords) -> pd.DataFrame:
+    """Long rows from arrays [K, S] (one per metric) over times tau [K] and seeds [S]; alpha = tau/rate."""
+    tau = np.asarray(tau, dtype=float)
+    K, S = len(tau), len(seeds)
+    frames = []
+    for name, values in metrics.items():
+        frames.append(
+            pd.DataFrame(
+                {
+                    "method": method,
+                    "seed": np.tile(np.asarray(seeds), K),
+                    "tau": np.repeat(tau, S),
+                    "alpha": np.repeat(tau / rate, S),
+                    "metric": name,
+                    "value": np.asarray(values, dtype=float).reshape(K * S),
+                }
+            )
+        )
+    df = pd.concat(frames, ignore_index=True)
+    for key, value in coords.items():
+        df[key] = value
+    return df
+
+
+def _check_model(cfg, N_values=None):
+    m = cfg.model
+    check(cfg, "model.family", str, choices=("quadratic",))
+    p = check(cfg, "model.p", int, low=1)
+    p_star = check(cfg, "model.p_star", int, low=1)
+    N = check(cfg, "model.N", int, low=1)
+    for n in [N, *(N_values or [])]:
+        if p_star > n or p > n:
+            raise ConfigError(f"model.p_star and model.p must be ≤ N (got p*={p_star}, p={p}, N={n})")
+    check(cfg, "model.readout", str, choices=model.READOUTS)
+    if m.eta is None:
+        check(cfg, "model.g", float, low=0, open_low=True)
+    else:
+        check(cfg, "model.eta", float, low=0, open_low=True)
+    check(cfg, "model.Delta", float, low=0)
+    check(cfg, "model.teacher", str, choices=model.TEACHERS)
+    check(cfg, "model.teacher_anisotropy", float, low=0, high=0.99)
+    check(cfg, "model.student", str, choices=model.STUDENTS)
+    check(cfg, "model.sigma0", float, low=0, open_low=True)
+    check(cfg, "model.init", str, choices=("idealised", "matched"))
+    check(cfg, "model.ode_method", str, choices=ode.METHODS)
+    check(cfg, "model.ode_rtol", float, low=0, open_low=True)
+    check(cfg, "model.ode_atol", float, low=0, open_low=True)
+    check(cfg, "model.ode_dt", float, low=0, open_low=True)
+    check(cfg, "model.ode_seeds", int, low=1)
+    check(cfg, "model.sgd_seeds", int, low=1)
+    check(cfg, "model.sgd_dtype", str, choices=tuple(SGD_DTYPES))
+    check(cfg, "model.tau_max", float, low=0, open_low=True)
+    check(cfg, "model.seed0", int, low=0)
+
+
+def _scale(table) -> str:
+    return str(table["scale"].iloc[0]) if "scale" in table and len(table) else "quick"

@@ -1,0 +1,26 @@
+import pytest
+
+from mfx import cli
+
+
+def test_quad_curves_quick(run_experiment, claims_of):
+    table = run_experiment("quad_curves", "scale=quick")
+    claims = claims_of("quad_curves", table)
+    assert sum("tail slope" in c.statement for c in claims) == 2  # p = 3, 8 > p* = 2
+    assert any("limit eps_g" in c.statement for c in claims)
+
+
+@pytest.mark.parametrize(
+    "override, key",
+    [
+        ("model.N=1", "model.p_star"),
+        ("model.Delta=-0.1", "model.Delta"),
+        ("model.eta=0", "model.eta"),
+        ("model.p=0", "model.p"),
+        ("model.readout=max", "model.readout"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(override, key, capsys):
+    assert cli.main(["run", "experiment=quad_curves", "scale=quick", override]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and key in err[0]

@@ -1,0 +1,34 @@
+import numpy as np
+
+from mfx import sweep
+from mfx.quadratic.experiments import escape
+
+
+def test_quad_escape_quick(run_experiment, claims_of):
+    table = run_experiment("quad_escape", "scale=quick")
+    claims = claims_of("quad_escape", table)
+    statements = [c.statement for c in claims]
+    assert sum("ODE slope" in s for s in statements) == 2 and sum("SGD slope" in s for s in statements) == 2
+    # p = 1 < p* = 2 still escapes (its floor 1/3 is below eps_pl/2); every ODE escape time is finite
+    ode = table[(table["metric"] == "tau_esc") & (table["method"] == "ode")]
+    assert (ode["status"] == "ok").all()
+
+
+def test_escape_beyond_the_escapable_learning_rate_is_recorded_not_hung():
+    """(2, 2) at g = 0.4 > g_max ≈ 0.25 (science §4.1): no escape within the horizon → status no_escape."""
+    (cfg,) = sweep.plan(
+        [
+            "experiment=quad_escape",
+            "scale=quick",
+            "model.p=2",
+            "model.p_star=2",
+            "model.g=0.4",
+            "model.tau_max=3.0",
+            "model.ode_N=[1000]",
+            "model.sgd_N=[100]",
+        ]
+    ).jobs
+    rows = escape.run_escape(cfg)
+    esc = rows[rows["metric"] == "tau_esc"]
+    assert set(esc[esc["method"] != "ode"]["status"]) == {"no_escape"}
+    assert np.isnan(esc[esc["method"] != "ode"]["value"]).all()

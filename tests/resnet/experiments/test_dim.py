@@ -1,0 +1,17 @@
+"""resnet_dim end to end at scale=quick: its claims (the issue's) pass, figures draw."""
+
+from mfx import experiment as registry
+from mfx import plotting
+
+CLAIMS = ["slope of the h_L error vs D", "a/L + b·√(D/(LM))"]
+
+
+def test_quick_scale_claims_pass(run_experiment):
+    table = run_experiment("resnet_dim", "scale=quick")
+    claims = registry.get("resnet_dim").claims(table)
+    assert [any(s in c.statement for c in claims) for s in CLAIMS] == [True] * len(CLAIMS)
+    failed = [f"{c.statement}: {c.measured} vs {c.expected} ({c.detail})" for c in claims if not c.passed]
+    assert not failed
+    assert (table["status"] == "ok").all()
+    figures = plotting.plot_function("resnet_dim")(table)
+    assert figures and all(fig.axes for fig in figures.values())

@@ -1,0 +1,105 @@
+"""The table → numbers code shared by the ResNet claims and figures, on synthetic tables with known
+answers; and the import rule that keeps job processes free of matplotlib."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mfx.resnet import analysis
+
+
+def _table(name, metric, points, steps=(0, 3), seeds=(0, 1)):
+    """Rows of `name`/`metric` for every dict of coordinates in `points`: value(step K, seed s) is
+    point["value"] · (1 + point.get("spread", 0) · (−1)^s); earlier steps hold 100 × that."""
+    rows = []
+    for p in points:
+        coords = {k: v for k, v in p.items() if k not in ("value", "spread")}
+        for s in seeds:
+            v = p["value"] * (1 + p.get("spread", 0.0) * (-1) ** s)
+            for k in steps:
+                rows.append(
+                    {
+                        **coords,
+                        "experiment": name,
+                        "metric": metric,
+                        "status": "ok",
+                        "scale": "quick",
+                        "seed": s,
+                        "step": k,
+                        "value": v if k == max(steps) else 100 * v,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def test_rms_over_seeds_is_the_rms_at_the_last_step_of_ok_rows_of_one_experiment():
+    table = _table("resnet_depth", "err_f", [{"L": 2, "M": 1, "value": 1.0, "spread": 0.5}])
+    other = _table("resnet_width", "err_f", [{"L": 2, "M": 1, "value": 7.0}])
+    failed = table.assign(status="diverged", value=1e9)
+    other_metric = table.assign(metric="err_h", value=5.0)
+    err = analysis.rms_over_seeds(
+        pd.concat([table, other, failed, other_metric]), "resnet_depth", "err_f", ["L", "M"]
+    )
+    assert list(err.columns) == ["L", "M", "value"]
+    assert err["value"].tolist() == pytest.approx([np.sqrt((1.5**2 + 0.5**2) / 2)])
+
+
+def test_two_term_fit_recovers_a_over_L_plus_b_over_sqrt_LM():
+    L, M = np.meshgrid([2.0, 4, 8, 16, 32], [1.0, 4, 16])
+    err = pd.DataFrame({"L": L.ravel(), "M": M.ravel()})
+    err["value"] = 0.3 / err["L"] + 0.7 / np.sqrt(err["L"] * err["M"])
+    both = analysis.two_term_fit(err)
+    assert (both["a"], both["b"]) == pytest.approx((0.3, 0.7), rel=1e-4)
+    assert both.r2 == pytest.approx(1.0, abs=1e-6)
+
+
+def test_dim_fits_use_only_3_d_out_le_D_le_LM_over_4():
+    """√D inside the fit range; points outside it (D < 3·d_out, D > L·M/4) would spoil the slope."""
+    Ds = [2, 4, 8, 16, 32, 64, 128]
+    points = [
+        {"L": 16, "M": 16, "D": D, "d_out": 2, "value": np.sqrt(D / 256) if 6 <= D <= 64 else 1.0} for D in Ds
+    ]
+    slope, both, err = analysis.dim_fits(_table("resnet_dim", "err_h", points))
+    assert sorted(err["D"]) == [8, 16, 32, 64]
+    assert slope["slope"] == pytest.approx(0.5, abs=1e-9)
+    assert both["b"] == pytest.approx(1.0, rel=1e-4)
+
+
+def test_lazy_fits_are_power_laws_of_the_rep_mean_in_alpha():
+    alphas = [1.0, 2, 4, 8]
+    table = pd.concat(
+        [
+            _table("resnet_lazy", metric, [{"alpha": a, "value": a**slope, "spread": 0.2} for a in alphas])
+            for metric, slope in (("local_update", -1.0), ("lin_dist", -0.5), ("tangent_dist", 0.0))
+        ]
+    )
+    fits, mean = analysis.lazy_fits(table)
+    assert {k: f["slope"] for k, f in fits.items()} == pytest.approx(
+        {"local_update": -1.0, "lin_dist": -0.5, "tangent_dist": 0.0}, abs=1e-9
+    )
+    assert mean["local_update"]["value"].tolist() == pytest.approx([1 / a for a in alphas])
+
+
+def test_phase_exponents_fit_D_ge_3_d_out_for_each_gamma():
+    points = [
+        {"gamma": g, "D": D, "d_out": 5, "value": D ** (0.5 - g) if D >= 15 else 1e3}
+        for g in (0.0, 0.5, 1.0)
+        for D in (4, 16, 32, 64)
+    ]
+    exps, mean = analysis.phase_exponents(_table("resnet_phase", "local_update", points, steps=(10,)))
+    assert exps["gamma"].tolist() == [0.0, 0.5, 1.0]
+    assert exps["exponent"].tolist() == pytest.approx([0.5, 0.0, -0.5], abs=1e-9)
+    assert exps["n"].tolist() == [3, 3, 3]
+    assert len(mean) == 12
+
+
+def test_experiments_and_analysis_import_without_matplotlib():
+    """Job processes import only the experiments: no matplotlib, no plots (no import circle)."""
+    code = (
+        "import sys, mfx.resnet.analysis, mfx.resnet.experiments; "
+        "assert 'matplotlib' not in sys.modules and 'mfx.resnet.plots' not in sys.modules"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
