@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from scipy.optimize import least_squares, nnls
 
 
@@ -128,3 +129,30 @@ def zero_crossing(x, y) -> float:
         if y[i] * y[i + 1] < 0:
             return float(x[i] - y[i] * (x[i + 1] - x[i]) / (y[i + 1] - y[i]))
     return float(x[-1]) if len(x) and y[-1] == 0 else float("nan")
+
+
+def seed_bootstrap(table, statistic, n_boot: int = 200, rng_seed: int = 0, column: str = "seed") -> np.ndarray:
+    """`statistic(resampled)` over `n_boot` resamples of the seeds of `table` (with replacement).
+
+    A resample draws as many seeds as the table has and relabels the copies 0, 1, …, so a statistic
+    that groups or aggregates by seed sees each copy as its own seed.  The SD of the returned values
+    is the seed-bootstrap uncertainty of `statistic(table)` (NaN replicates are kept as NaN).
+    """
+    seeds = np.sort(table[column].unique())
+    groups = {s: g for s, g in table.groupby(column)}
+    rng = np.random.default_rng(rng_seed)
+    values = []
+    for _ in range(n_boot):
+        picks = rng.choice(seeds, size=len(seeds), replace=True)
+        parts = [groups[s].assign(**{column: i}) for i, s in enumerate(picks)]
+        values.append(float(statistic(pd.concat(parts, ignore_index=True))))
+    return np.asarray(values)
+
+
+def bootstrap_sd(values: np.ndarray) -> float:
+    """SD of bootstrap replicates; NaN if more than 5 % of them could not be computed."""
+    values = np.asarray(values, dtype=float)
+    finite = values[np.isfinite(values)]
+    if len(finite) < 0.95 * len(values) or len(finite) < 2:
+        return float("nan")
+    return float(np.std(finite, ddof=1))

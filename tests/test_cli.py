@@ -174,7 +174,7 @@ def test_a_variant_never_changes_the_default_sweep(tmp_path):
 
 def test_resume_reruns_a_job_whose_configuration_changed(tmp_path, capsys):
     assert run(tmp_path) == 0
-    job = sorted(job_rows(tmp_path))[0].parent
+    job = min(job_rows(tmp_path)).parent
     done = json.loads((job / "done.json").read_text())
     done["job_hash"] = "something-else"  # as if made by other code
     (job / "done.json").write_text(json.dumps(done))

@@ -1,4 +1,5 @@
 import numpy as np
+import pandas as pd
 import pytest
 
 from mfx import fit
@@ -47,3 +48,18 @@ def test_linear_and_zero_crossing():
     assert fit.zero_crossing(x, 2 * x - 1) == pytest.approx(0.5)
     assert fit.zero_crossing(x[::-1], (2 * x - 1)[::-1]) == pytest.approx(0.5)
     assert np.isnan(fit.zero_crossing(x, x + 1))
+
+
+def test_seed_bootstrap_sd_of_a_mean_matches_its_standard_error():
+    rng = np.random.default_rng(1)
+    n = 64
+    table = pd.DataFrame({"seed": np.arange(n), "value": rng.normal(size=n)})
+    sd = fit.bootstrap_sd(fit.seed_bootstrap(table, lambda t: t["value"].mean(), n_boot=2000))
+    assert abs(sd - table["value"].std() / np.sqrt(n)) < 0.1 * sd
+
+
+def test_seed_bootstrap_keeps_each_seed_whole():
+    table = pd.DataFrame({"seed": [0, 0, 1, 1], "value": [1.0, 1.0, 5.0, 5.0]})
+    # every resampled seed still has its two equal rows: the within-seed spread stays 0
+    spreads = fit.seed_bootstrap(table, lambda t: t.groupby("seed")["value"].std().max(), n_boot=50)
+    assert np.all(spreads == 0)
