@@ -14,19 +14,35 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
+import itertools
+
+import matplotlib.collections as mcoll
+import matplotlib.container as mcontainer
 import matplotlib.pyplot as plt
+import matplotlib.text as mtext
+import numpy as np
 import pandas as pd
 
 from mfx.experiment import FAMILIES
 
+# Applied to matplotlib's global rcParams when this module is imported (only processes that draw
+# import it), so every artist of every figure — legends and annotations included — uses it.
 STYLE = {
     "figure.dpi": 110,
     "savefig.dpi": 150,
-    "font.size": 9,
-    "axes.titlesize": 9,
-    "axes.labelsize": 9,
+    "font.size": 8,
+    "axes.titlesize": 8,
+    "axes.labelsize": 8,
+    "xtick.labelsize": 8,
+    "ytick.labelsize": 8,
     "legend.fontsize": 7,
+    "legend.title_fontsize": 7,
     "legend.frameon": False,
+    "legend.borderaxespad": 0.3,
+    "legend.handlelength": 1.6,
+    "mathtext.fontset": "dejavusans",
+    "pdf.fonttype": 42,  # TrueType in PDFs: editable text, accepted by journals
+    "ps.fonttype": 42,
     "axes.grid": True,
     "grid.alpha": 0.25,
     "axes.spines.top": False,
@@ -35,6 +51,8 @@ STYLE = {
     "image.cmap": "viridis",
     "svg.hashsalt": "mfx",
 }
+matplotlib.rcParams.update(STYLE)
+MIN_FONT_PT = 7
 # Fixed metadata: no creation date or version strings, so the same table gives the same bytes.
 PDF_METADATA = {"Creator": "mfx", "Producer": "mfx", "CreationDate": None}
 PNG_METADATA = {"Software": "mfx"}
@@ -42,16 +60,109 @@ PNG_METADATA = {"Software": "mfx"}
 
 def figure(ncols: int = 1, nrows: int = 1, width: float = 3.4, height: float = 2.8, **kwargs):
     """(fig, axes) in the mfx style; `axes` is a flat list."""
-    with plt.rc_context(STYLE):
-        fig, axes = plt.subplots(
-            nrows,
-            ncols,
-            figsize=(width * ncols, height * nrows),
-            squeeze=False,
-            layout="constrained",
-            **kwargs,
-        )
+    fig, axes = plt.subplots(
+        nrows, ncols, figsize=(width * ncols, height * nrows), squeeze=False, layout="constrained", **kwargs
+    )
     return fig, list(axes.flat)
+
+
+def legend_outside(ax, **kwargs):
+    """A legend to the right of the axes, outside the data (constrained layout makes room)."""
+    return ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), **kwargs)
+
+
+def legend_below(ax, ncol: int = 2, **kwargs):
+    """A legend under the axes' x label, outside the data."""
+    return ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=ncol, **kwargs)
+
+
+def caption(fig, lines: list[str]) -> None:
+    """Claims and verdicts under the figure (small text block, wrapped by the caller)."""
+    if lines:
+        fig.supxlabel("\n".join(lines), fontsize=7, ha="left", x=0.01, multialignment="left")
+
+
+def layout_problems(fig) -> list[str]:
+    """What makes a figure unreadable, from the renderer's bounding boxes (empty list: none).
+
+    Checks: every text ≥ MIN_FONT_PT; no text cut by the figure's edge; no two tick labels of one
+    axis overlap; no legend covers a data point, a line or a bar of its axes.
+    """
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    edge = fig.bbox.padded(1.0)
+    problems = []
+    # Tick labels: only those drawn (ticks inside the view limits); matplotlib keeps stale others.
+    axes = [a for ax in fig.axes for a in (ax.xaxis, ax.yaxis)]
+    found = fig.findobj(mtext.Text)  # first: it may create tick objects that `stale` must include
+    ticks = [t for a in axes for t in [*a.majorTicks, *a.minorTicks]]
+    stale = {id(label) for t in ticks for label in (t.label1, t.label2)}
+    drawn = [
+        [t for t in a.get_ticklabels(which="both") if t.get_text().strip() and _in_view(a, t)] for a in axes
+    ]
+    texts = [t for t in found if id(t) not in stale] + [t for labels in drawn for t in labels]
+    for text in texts:
+        box = text.get_window_extent(renderer)
+        if not text.get_visible() or not text.get_text().strip() or box.width == 0 or box.height == 0:
+            continue
+        label = repr(text.get_text()[:40])
+        if text.get_fontsize() < MIN_FONT_PT - 1e-9:
+            problems.append(f"text {label} is {text.get_fontsize():.1f} pt (< {MIN_FONT_PT})")
+        if not (edge.x0 <= box.x0 and box.x1 <= edge.x1 and edge.y0 <= box.y0 and box.y1 <= edge.y1):
+            problems.append(f"text {label} is cut by the figure edge")
+    for labels in drawn:
+        boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in labels]
+        for i, (a, ba) in enumerate(boxes):
+            for b, bb in boxes[i + 1 :]:
+                common = ba.intersection(ba, bb)
+                if common is not None and common.width > 0.5 and common.height > 0.5:
+                    problems.append(f"tick labels {a!r} and {b!r} overlap")
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        if legend is not None and legend.get_visible():
+            box = legend.get_window_extent(renderer)
+            hit = _data_under(ax, box)
+            if hit:
+                problems.append(f"legend of axes {ax.get_title()[:30]!r} covers {hit}")
+    return problems
+
+
+def _in_view(axis, label) -> bool:
+    """Whether a tick label is drawn: visible, and its tick inside the axis' view limits."""
+    lo, hi = sorted(axis.get_view_interval())
+    x = label.get_position()[0 if axis.axis_name == "x" else 1]
+    span = (hi - lo) * 1e-9
+    return label.get_visible() and lo - span <= x <= hi + span
+
+
+def _data_under(ax, box) -> str:
+    """The first data artist of `ax` with a point, segment or bar inside the display box `box`."""
+    inside = lambda xy: (
+        (box.x0 <= xy[:, 0]) & (xy[:, 0] <= box.x1) & (box.y0 <= xy[:, 1]) & (xy[:, 1] <= box.y1)
+    )
+    for line in ax.get_lines():
+        if not line.get_visible():
+            continue
+        xy = line.get_transform().transform(np.column_stack(line.get_data()).astype(float))
+        xy = xy[np.all(np.isfinite(xy), axis=1)]
+        if len(xy) == 0:
+            continue
+        if line.get_linestyle() not in ("None", "none", "", " ") and len(xy) > 1:
+            t = np.linspace(0, 1, 50)[:, None]
+            xy = np.concatenate([a + t * (b - a) for a, b in itertools.pairwise(xy)])
+        if inside(xy).any():
+            return f"line {line.get_label()!r}"
+    for coll in ax.collections:
+        offsets = coll.get_offsets()
+        if coll.get_visible() and len(offsets) and isinstance(coll, mcoll.PathCollection):
+            xy = coll.get_offset_transform().transform(np.asarray(offsets, dtype=float))
+            if inside(xy[np.all(np.isfinite(xy), axis=1)]).any():
+                return f"points {coll.get_label()!r}"
+    bars = [patch for c in ax.containers if isinstance(c, mcontainer.BarContainer) for patch in c]
+    for patch in bars:
+        if patch.get_visible() and patch.get_window_extent(None).overlaps(box):
+            return f"bar {patch.get_label()!r}"
+    return ""
 
 
 def colors(n: int) -> list:
@@ -64,9 +175,8 @@ def save_figure(fig, stem: str | Path) -> list[Path]:
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
     paths = [stem.with_suffix(".pdf"), stem.with_suffix(".png")]
-    with plt.rc_context(STYLE):
-        fig.savefig(paths[0], metadata=PDF_METADATA)
-        fig.savefig(paths[1], metadata=PNG_METADATA)
+    fig.savefig(paths[0], metadata=PDF_METADATA)
+    fig.savefig(paths[1], metadata=PNG_METADATA)
     plt.close(fig)
     return paths
 

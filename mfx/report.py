@@ -8,7 +8,10 @@ registered experiment names and known scales, never from other table values.
 
 from __future__ import annotations
 
+import base64
+import html
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -75,7 +78,7 @@ def _cell(text) -> str:
     text = str(text).replace("\n", " ")
     for ch in "\\`*_[]|":
         text = text.replace(ch, "\\" + ch)
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return html.escape(text, quote=False)
 
 
 def _value(c: Claim) -> str:
@@ -85,107 +88,194 @@ def _value(c: Claim) -> str:
 
 
 def _verdict(c: Claim) -> str:
-    text = {"pass": "pass", "fail": "**FAIL**", "inconclusive": "*inconclusive*"}[c.verdict]
-    return text + (" (identity check)" if c.identity else "")
-
-
-def provenance(info: dict) -> list[str]:
-    """The report's header: what produced the numbers."""
-    sweeps = info.get("sweeps") or []
-    if not sweeps:
-        return ["Provenance: unknown (the table has no `table.json` beside it).", ""]
-    values = {
-        k: sorted({str(v) for s in sweeps for v in s.get(k, [])})
-        for k in ("mfx", "torch", "devices", "dtypes", "commits")
-    }
-    dirty = any(s.get("dirty") for s in sweeps)
-    lines = [
-        (
-            f"- mfx {', '.join(values['mfx'])}; torch {', '.join(values['torch'])}; "
-            f"device {', '.join(values['devices'])}; dtype {', '.join(values['dtypes'])}"
-        ),
-        f"- git commit {', '.join(c[:12] for c in values['commits'])}"
-        + (" (working tree had uncommitted changes)" if dirty else ""),
-        f"- jobs finished between {min(s['first_job'] for s in sweeps)} and {max(s['last_job'] for s in sweeps)}",
-    ]
-    lines += [
-        f"- sweep `{_cell(s['experiment'])}/{_cell(s['scale'])}`: configuration `{s['sweep_hash']}`"
-        + (f", overrides `{_cell(' '.join(s['overrides']))}`" if s.get("overrides") else "")
-        for s in sweeps
-    ]
-    warnings = [
-        f"**Warning:** the jobs of `{s['experiment']}/{s['scale']}` come from {len(s['commits'])} commits."
-        for s in sweeps
-        if len(s.get("commits", [])) > 1
-    ]
-    if info.get("mixed"):
-        warnings.append(
-            "**Warning: this table knowingly mixes sweeps of different configurations** "
-            "(`mfx collect --mixed`); claims evaluated on it mix them too."
-        )
-    return [*warnings, *([""] if warnings else []), *lines, ""]
-
-
-def write(table: pd.DataFrame, info: dict, out: Path) -> tuple[Path, list[Claim]]:
-    """Draw the figures into out/figures, write out/report.md and out/claims.csv."""
-    out = Path(out)
-    figures = out / "figures"
-    claims: list[Claim] = []
-    sections = []
-    for exp, scale, rows in by_experiment(table):
-        pngs, problem = figures_of(exp, scale, rows, figures)
-        pngs = [p for p in pngs if p.suffix == ".png"]
-        these = claims_of(exp, rows)
-        claims += these
-        not_ok = rows["status"].value_counts().drop("ok", errors="ignore")
-        status = "".join(f", {n} {_cell(s)}" for s, n in not_ok.items())
-        sec = [
-            f"## {exp.name} ({scale})",
-            "",
-            f"{PAPERS[exp.family]} — {exp.figure}.",
-            "",
-            exp.description,
-            "",
-        ]
-        seeds = rows["seed"].nunique() if "seed" in rows else 1
-        sec += [f"{len(rows)} rows, {seeds} seeds{status}.", ""]
-        sec += [f"![{p.stem}]({p.relative_to(out).as_posix()})" for p in pngs]
-        sec += [problem] if problem else []
-        sec += [
-            "",
-            "| claim | measured ± u | expected | verdict | points, seeds | P(pass) | how it was measured |",
-            "|---|---|---|---|---|---|---|",
-        ]
-        sec += [
-            f"| {_cell(c.statement)} | {_cell(_value(c))} | {_cell(c.expected)} | {_verdict(c)} | "
-            f"{c.points}, {c.seeds} | {_probability(c)} | {_cell(c.detail)} |"
-            for c in these
-        ]
-        sections += sec + [""]
-    counts = {v: sum(c.verdict == v for c in claims) for v in VERDICTS}
-    lines = ["# mfx report", "", *provenance(info)]
-    lines += [
-        (
-            f"**{counts['pass']} pass, {counts['fail']} fail, {counts['inconclusive']} inconclusive** "
-            f"of {len(claims)} claims ({sum(c.identity for c in claims)} of them identity checks)."
-        ),
-        "",
-        (
-            f"Verdict rule — {RULE}  P(pass) is the probability that a rerun with fresh seeds passes, "
-            "from a normal law of the measured value with its uncertainty."
-        ),
-        "",
-        *sections,
-    ]
-    out.mkdir(parents=True, exist_ok=True)
-    path = results.write_bytes(out / "report.md", "\n".join(lines).encode())
-    results.write_csv(claims_frame(claims), out / "claims.csv")
-    return path, claims
+    return c.verdict + (" (identity check)" if c.identity else "")
 
 
 def _probability(c: Claim) -> str:
     p = c.pass_probability()
     return "—" if c.how == "exact" or not math.isfinite(p) else f"{p:.2f}"
+
+
+def provenance(info: dict) -> tuple[list[str], list[str]]:
+    """(warnings, facts) of the report's header, as plain text: what produced the numbers."""
+    sweeps = info.get("sweeps") or []
+    if not sweeps:
+        return [], ["Provenance unknown: the table has no table.json beside it."]
+    values = {
+        k: sorted({str(v) for s in sweeps for v in s.get(k, [])})
+        for k in ("mfx", "torch", "devices", "dtypes", "commits")
+    }
+    dirty = any(s.get("dirty") for s in sweeps)
+    facts = [
+        (
+            f"mfx {', '.join(values['mfx'])}; torch {', '.join(values['torch'])}; "
+            f"device {', '.join(values['devices'])}; dtype {', '.join(values['dtypes'])}"
+        ),
+        f"git commit {', '.join(c[:12] for c in values['commits'])}"
+        + (" (the working tree had uncommitted changes)" if dirty else ""),
+        f"jobs finished between {min(s['first_job'] for s in sweeps)} and {max(s['last_job'] for s in sweeps)}",
+    ]
+    facts += [
+        f"sweep {s['experiment']}/{s['scale']}: configuration {s['sweep_hash']}"
+        + (f", overrides: {' '.join(s['overrides'])}" if s.get("overrides") else "")
+        for s in sweeps
+    ]
+    warnings = [
+        f"Warning: the jobs of {s['experiment']}/{s['scale']} come from {len(s['commits'])} commits."
+        for s in sweeps
+        if len(s.get("commits", [])) > 1
+    ]
+    if info.get("mixed"):
+        warnings.append(
+            "Warning: this table knowingly mixes sweeps of different configurations (mfx collect --mixed); "
+            "claims evaluated on it mix them too."
+        )
+    return warnings, facts
+
+
+@dataclass
+class Section:
+    """One experiment and scale of a report."""
+
+    title: str
+    paper: str
+    description: str
+    summary: str
+    pngs: list[Path]
+    problem: str
+    claims: list[Claim]
+
+
+COLUMNS = ("claim", "measured ± u", "expected", "verdict", "points, seeds", "P(pass)", "how it was measured")
+
+
+def _row(c: Claim) -> list[str]:
+    return [
+        c.statement,
+        _value(c),
+        c.expected,
+        _verdict(c),
+        f"{c.points}, {c.seeds}",
+        _probability(c),
+        c.detail,
+    ]
+
+
+def _summary(claims: list[Claim]) -> str:
+    counts = {v: sum(c.verdict == v for c in claims) for v in VERDICTS}
+    return (
+        f"{counts['pass']} pass, {counts['fail']} fail, {counts['inconclusive']} inconclusive of "
+        f"{len(claims)} claims ({sum(c.identity for c in claims)} of them identity checks)."
+    )
+
+
+RULE_NOTE = (
+    "P(pass) is the probability that a rerun with fresh seeds passes, from a normal law of the measured "
+    "value with its uncertainty."
+)
+
+
+def markdown(sections: list[Section], info: dict, claims: list[Claim], out: Path) -> str:
+    warnings, facts = provenance(info)
+    lines = ["# mfx report", ""]
+    lines += [f"**{_cell(w)}**" for w in warnings] + ([""] if warnings else [])
+    lines += [f"- {_cell(f)}" for f in facts] + [""]
+    lines += [f"**{_summary(claims)}**", "", f"Verdict rule — {_cell(RULE)} {_cell(RULE_NOTE)}", ""]
+    for sec in sections:
+        lines += [
+            f"## {sec.title}",
+            "",
+            f"{sec.paper}",
+            "",
+            _cell(sec.description),
+            "",
+            _cell(sec.summary),
+            "",
+        ]
+        lines += [f"![{p.stem}]({p.relative_to(out).as_posix()})" for p in sec.pngs]
+        lines += [_cell(sec.problem)] if sec.problem else []
+        lines += ["", "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+        for c in sec.claims:
+            cells = [_cell(x) for x in _row(c)]
+            cells[3] = {"pass": "pass", "fail": "**FAIL**", "inconclusive": "*inconclusive*"}[c.verdict] + (
+                " (identity check)" if c.identity else ""
+            )
+            lines.append("| " + " | ".join(cells) + " |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+STYLE_CSS = (
+    "body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}"
+    "table{border-collapse:collapse;font-size:90%;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 6px;"
+    "vertical-align:top}th{background:#f3f3f3}img{max-width:100%;display:block;margin:0.5em 0}"
+    ".pass{color:#17692c}.fail{color:#b00020;font-weight:bold}.inconclusive{color:#8a6d00;font-style:italic}"
+    ".warn{color:#b00020;font-weight:bold}"
+)
+
+
+def html_page(sections: list[Section], info: dict, claims: list[Claim]) -> str:
+    """A self-contained page: the same content as report.md, figures embedded as PNG data."""
+    esc = html.escape
+    warnings, facts = provenance(info)
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8"><title>mfx report</title>',
+        f"<style>{STYLE_CSS}</style></head><body>",
+        "<h1>mfx report</h1>",
+    ]
+    parts += [f'<p class="warn">{esc(w)}</p>' for w in warnings]
+    parts += ["<ul>", *[f"<li>{esc(f)}</li>" for f in facts], "</ul>"]
+    parts += [f"<p><b>{esc(_summary(claims))}</b></p>", f"<p>Verdict rule — {esc(RULE)} {esc(RULE_NOTE)}</p>"]
+    for sec in sections:
+        parts += [
+            f"<h2>{esc(sec.title)}</h2>",
+            f"<p>{esc(sec.paper.replace('*', ''))}</p>",
+            f"<p>{esc(sec.description)}</p>",
+            f"<p>{esc(sec.summary)}</p>",
+        ]
+        for p in sec.pngs:
+            data = base64.b64encode(p.read_bytes()).decode()
+            parts.append(f'<img alt="{esc(p.stem)}" src="data:image/png;base64,{data}">')
+        parts += [f"<p>{esc(sec.problem)}</p>"] if sec.problem else []
+        parts.append("<table><tr>" + "".join(f"<th>{esc(c)}</th>" for c in COLUMNS) + "</tr>")
+        for c in sec.claims:
+            cells = [f"<td>{esc(x)}</td>" for x in _row(c)]
+            cells[3] = f'<td class="{c.verdict}">{esc(_verdict(c))}</td>'
+            parts.append("<tr>" + "".join(cells) + "</tr>")
+        parts.append("</table>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def write(table: pd.DataFrame, info: dict, out: Path) -> tuple[Path, list[Claim]]:
+    """Draw the figures into out/figures; write out/report.md, out/report.html and out/claims.csv."""
+    out = Path(out)
+    claims: list[Claim] = []
+    sections = []
+    for exp, scale, rows in by_experiment(table):
+        pngs, problem = figures_of(exp, scale, rows, out / "figures")
+        these = claims_of(exp, rows)
+        claims += these
+        not_ok = rows["status"].value_counts().drop("ok", errors="ignore")
+        status = "".join(f", {n} {s}" for s, n in not_ok.items())
+        seeds = rows["seed"].nunique() if "seed" in rows else 1
+        sections.append(
+            Section(
+                f"{exp.name} ({scale})",
+                f"{PAPERS[exp.family]} — {exp.figure}.",
+                exp.description,
+                f"{len(rows)} rows, {seeds} seeds{status}.",
+                [p for p in pngs if p.suffix == ".png"],
+                problem,
+                these,
+            )
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    path = results.write_bytes(out / "report.md", markdown(sections, info, claims, out).encode())
+    results.write_bytes(out / "report.html", html_page(sections, info, claims).encode())
+    results.write_csv(claims_frame(claims), out / "claims.csv")
+    return path, claims
 
 
 def claims_frame(claims: list[Claim]) -> pd.DataFrame:
