@@ -1,7 +1,25 @@
-"""ResNet family: one batched GD step vs a per-rep autograd loop; linear cost in depth L."""
+"""ResNet family: mfx's batched GD step against the plain numpy loop a researcher writes.
+
+Baselines, both run on the same 8 reps (one after another) in this process:
+  * `numpy_gd_step`: numpy, float64, one rep at a time, a loop over layers, the backward pass
+    written by hand from the formulas of `mfx.resnet.model` (tests/resnet/test_model.py checks
+    that it gives mfx's step to 1e-12);
+  * `_per_rep_autograd_step`: the same loop in torch with autograd.
+mfx runs in float64 and in float32 against the float64 numpy baseline.  The two sides of a ratio
+are timed alternately, round after round, and the medians are compared, so a load that comes and
+goes on the machine hits both; the clock is this process's CPU time (single-threaded code: the
+wall time of an idle machine), so that the time spent descheduled on a shared machine, which
+lands on a 10 ms call or misses it by chance, counts against neither side.  Cost linear in depth: t(L = 1024) / t(L = 256) ≤ 4.5, and the
+memory of a step (numpy buffers, measured by tracemalloc) likewise.
+"""
 
 from __future__ import annotations
 
+import statistics
+import time
+import tracemalloc
+
+import numpy as np
 import torch
 
 from mfx import bench
@@ -10,14 +28,47 @@ from mfx.resnet import draws, model
 SEEDS = list(range(8))
 
 
-def _problem(L, M=16, D=16, N=10):
-    X, Y, W_E, W_U = draws.data(SEEDS, N, 5, 5, D)
-    U, V = draws.units(SEEDS, L, M, D)
+def _problem(L, M=16, D=16, N=10, dtype=torch.float64):
+    X, Y, W_E, W_U = draws.data(SEEDS, N, 5, 5, D, dtype=dtype)
+    U, V = draws.units(SEEDS, L, M, D, dtype=dtype)
     return W_E, W_U, U, V, X, Y
 
 
+def numpy_gd_step(W_E, W_U, U, V, X, Y, alpha=1.0, eta=1.0):
+    """One GD step of every rep, in place on U, V (numpy arrays, shapes of `model.gd_step`), tanh.
+
+    Per rep: forward h_l = h_{l-1} + c tanh(h_{l-1} u_lᵀ/D) v_l keeping h_{l-1} and tanh(P_l), then
+    backward with G = ∂Loss/∂h_l:  ∂v_l = c σᵀ G,  ∂P = c (G v_lᵀ) ⊙ (1 − σ²),  ∂u_l = ∂Pᵀ h_{l-1}/D,
+    G ← G + ∂P u_l/D;  U −= lr ∂U, V −= lr ∂V at lr = eta·L·M·D/alpha².
+    """
+    S, L, M, D = U.shape
+    c = alpha / (L * M)
+    lr = eta * L * M * D / alpha**2
+    for s in range(S):
+        u, v = U[s], V[s]
+        N, d_out = Y[s].shape
+        h = X[s] @ W_E[s].T
+        hs, sig = [], []
+        for l in range(L):
+            a = np.tanh(h @ u[l].T / D)
+            hs.append(h)
+            sig.append(a)
+            h = h + c * (a @ v[l])
+        f = h @ W_U[s] / D
+        G = (f - Y[s]) @ W_U[s].T / (D * N * d_out)
+        gu, gv = np.empty_like(u), np.empty_like(v)
+        for l in range(L - 1, -1, -1):
+            a = sig[l]
+            gv[l] = c * (a.T @ G)
+            dP = c * (G @ v[l].T) * (1 - a * a)
+            gu[l] = dP.T @ hs[l] / D
+            G = G + dP @ u[l] / D
+        u -= lr * gu
+        v -= lr * gv
+
+
 def _per_rep_autograd_step(W_E, W_U, U, V, X, Y):
-    """The usual research-code step: loop over reps, index U[l] in the layer loop, autograd."""
+    """The same loop in torch with autograd (loop over reps, index U[l] in the layer loop)."""
     for s in range(U.shape[0]):
         u, v = U[s].clone().requires_grad_(), V[s].clone().requires_grad_()
         L, M, D = u.shape
@@ -32,27 +83,75 @@ def _per_rep_autograd_step(W_E, W_U, U, V, X, Y):
             V[s] -= L * M * D * gv
 
 
+def interleaved(fns: dict, rounds: int, warmup: int = 1) -> dict:
+    """Median CPU seconds per call of each function, timed alternately round after round."""
+    for fn in fns.values():
+        for _ in range(warmup):
+            fn()
+    times = {name: [] for name in fns}
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            t0 = time.process_time()
+            fn()
+            times[name].append(time.process_time() - t0)
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
+def step_bytes(args) -> int:
+    """Peak numpy bytes allocated by one `model.gd_step` (its buffers; torch temporaries are
+    O(S·N·D) whatever L)."""
+    model._WORK.key = model._WORK.arrays = None
+    tracemalloc.start()
+    model.gd_step(*args)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak
+
+
 def run() -> list[bench.Result]:
     torch.set_num_threads(1)
-    args = _problem(256)
-    step = bench.compare(
-        "resnet: GD step L=256 M=16 D=16 N=10, 8 reps (vs per-rep autograd)",
-        lambda: model.gd_step(*args),
-        lambda: _per_rep_autograd_step(*args),
-        repeat=5,
-        target=5.0,
+    f64, f32 = _problem(256), _problem(256, dtype=torch.float32)
+    npy = [t.numpy().copy() for t in f64]
+    t = interleaved(
+        {
+            "f64": lambda: model.gd_step(*f64),
+            "f32": lambda: model.gd_step(*f32),
+            "numpy": lambda: numpy_gd_step(*npy),
+        },
+        rounds=15,
     )
-    long = _problem(1024)
-    t_short = bench.median_time(lambda: model.gd_step(*args), repeat=5)
-    t_long = bench.median_time(lambda: model.gd_step(*long), repeat=3)
-    depth = bench.Result(
-        "resnet: step time 4×t(L=256) / t(L=1024)",
-        fast_s=t_long,
-        baseline_s=4 * t_short,
-        target=4 / 4.5,
-        note=f"t(1024)/t(256) = {t_long / t_short:.2f} (linear in L: ≤ 4.5)",
+    t["autograd"] = interleaved({"autograd": lambda: _per_rep_autograd_step(*f64)}, rounds=3)["autograd"]
+    name = "resnet: GD step L=256 M=D=16 N=10, 8 reps"
+    results = [
+        bench.Result(f"{name}, float64 (vs numpy loop)", t["f64"], t["numpy"], 5.0),
+        bench.Result(f"{name}, float32 (vs numpy loop)", t["f32"], t["numpy"], 5.0),
+        bench.Result(f"{name}, float64 (vs autograd loop)", t["f64"], t["autograd"], 5.0),
+    ]
+    for dtype, short in ((torch.float64, "f64"), (torch.float32, "f32")):
+        args = {L: _problem(L, dtype=dtype) for L in (256, 1024)}
+        td = interleaved({L: (lambda a=a: model.gd_step(*a)) for L, a in args.items()}, rounds=5)
+        results.append(
+            bench.Result(
+                f"resnet: step time 4×t(L=256)/t(L=1024), {short}",
+                fast_s=td[1024],
+                baseline_s=4 * td[256],
+                target=4 / 4.5,
+                note=f"t(1024)/t(256) = {td[1024] / td[256]:.2f} (linear in L: ≤ 4.5)",
+            )
+        )
+    if not model.FAST:  # the torch path's tensors are invisible to tracemalloc
+        return results
+    m = {L: step_bytes(_problem(L)) for L in (256, 1024)}
+    results.append(
+        bench.Result(
+            "resnet: step memory 4×m(L=256)/m(L=1024), f64",
+            fast_s=m[1024],
+            baseline_s=4 * m[256],
+            target=4 / 4.5,
+            note=f"m(1024)/m(256) = {m[1024] / m[256]:.2f} ({m[256] / 2**20:.1f} MiB at L=256)",
+        )
     )
-    return [step, depth]
+    return results
 
 
 if __name__ == "__main__":

@@ -80,5 +80,6 @@ def cached(name: str, key: Mapping, compute: Callable[[], dict], root: str | Pat
     tensors = {k: v.detach().cpu() for k, v in value.items()}
     buf = io.BytesIO()
     torch.save({"key": text, "sha256": content_hash(tensors), "tensors": tensors}, buf)
+    results.remove_stale_temporaries(path.parent)
     results.write_bytes(path, buf.getvalue())
     return value

@@ -1,24 +1,29 @@
-"""`mfx run | list | collect | plot | report` — argument handling only.
+"""`mfx run | list | status | collect | plot | report | compare | audit` — argument handling only.
 
 `mfx run` validates the whole sweep before any job starts (`mfx.sweep.plan`: a user's mistake ends
 with one line on stderr, exit code 2 and nothing written), then rewrites sys.argv and hands it to
 `@hydra.main`, so every Hydra feature (sweeps, `-m`, `--cfg job`, `--info`, `hydra/launcher=…`)
-works unchanged.
+works unchanged.  Whatever escapes a command ends as one line on stderr and a non-zero exit code
+(2 for a user's mistake, 130 for Ctrl-C, 1 otherwise); `MFX_DEBUG=1` shows the traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
+import math
 import os
 import signal
 import sys
 import time
 from pathlib import Path
 
+import pandas as pd
 from omegaconf import OmegaConf
 
+import mfx
 from mfx import experiment as registry
-from mfx import report, results, runtime, sweep
+from mfx import locks, report, results, runtime, sweep
 from mfx.experiment import SCALES, VERDICTS, ConfigError
 
 EPILOG_RUN = """\
@@ -33,7 +38,8 @@ examples:
   mfx run experiment=quad_curves hydra/launcher=joblib               # local processes
   mfx run experiment=resnet_width scale=paper hydra/launcher=submitit_slurm \\
       hydra.launcher.partition=gpu hydra.launcher.timeout_min=60
-  mfx run experiment=resnet_depth --cfg job                          # print a job's config
+  mfx run experiment=resnet_depth --cfg job                          # print the first job's config
+  mfx run experiment=resnet_depth --dry-run                          # list the jobs, run nothing
 hydra flags: --cfg job|hydra|all, --info, --hydra-help, -m (implied: every experiment is a sweep)
 """
 
@@ -56,25 +62,61 @@ FLAGS_WITH_VALUE = {
 INFO_TOPICS = {"all", "config", "defaults", "defaults-tree", "plugins", "searchpath"}
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line error (the usage is one `--help` away)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+PAPER_SHORT = {
+    "resnet": "Chizat 2509.10167",
+    "quadratic": "Bocchi+ 2604.03068",
+    "transformer": "Barboni+ 2605.17660",
+}
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="mfx",
         description="Reproduce the figures and claims of three papers on infinitely deep and wide networks.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="example:\n  mfx run experiment=resnet_phase scale=quick && mfx collect outputs/resnet_phase/quick"
         " && mfx report outputs/resnet_phase/quick",
     )
-    sub = p.add_subparsers(dest="command", metavar="{run,list,collect,plot,report,audit}")
+    p.add_argument("--version", action="version", version=f"mfx {mfx.__version__}")
+    sub = p.add_subparsers(dest="command", metavar="{run,list,status,collect,plot,report,compare,audit}")
     sub.add_parser("run", help="run an experiment's sweep (Hydra overrides follow)", add_help=False)
     raw = argparse.RawDescriptionHelpFormatter
     ls = sub.add_parser(
         "list",
         help="list the registered experiments",
-        description="Every registered experiment: name, family, paper figure, description.",
+        description="Every registered experiment: name, paper (arXiv id), figure, jobs at scale quick / paper.",
         epilog="example:\n  mfx list",
         formatter_class=raw,
     )
     ls.add_argument("--names", action="store_true", help="print only the names, one per line")
+    st = sub.add_parser(
+        "status",
+        help="list the sweeps under an output folder: jobs complete / incomplete, latest verdicts",
+        description="Every sweep found under OUT: its jobs (complete / incomplete) and the verdicts of its "
+        "latest report (claims.csv).",
+        epilog="example:\n  mfx status            # the sweeps under ./outputs\n  mfx status /scratch/mfx",
+        formatter_class=raw,
+    )
+    st.add_argument(
+        "out", nargs="?", default="outputs", metavar="OUT", help="output folder (default: outputs)"
+    )
+    cm = sub.add_parser(
+        "compare",
+        help="claims of two sweeps side by side (measured ± u, verdicts)",
+        description="The claims of two sweeps side by side: measured ± u and verdict in each (from each "
+        "sweep's claims.csv when it is up to date, else evaluated on its jobs).",
+        epilog="example:\n  mfx compare outputs/resnet_depth/quick outputs/resnet_depth/quick-1a2b3c4d",
+        formatter_class=raw,
+    )
+    cm.add_argument("a", metavar="DIR_A", help="a sweep folder, table.csv or claims.csv")
+    cm.add_argument("b", metavar="DIR_B", help="a sweep folder, table.csv or claims.csv")
     c = sub.add_parser(
         "collect",
         help="concatenate every job's rows.csv into table.csv",
@@ -141,13 +183,32 @@ def main(argv: list[str] | None = None) -> int:
         if args.command is None:
             _parser().print_help()
             return 0
-        commands = {"list": _list, "collect": _collect, "plot": _plot, "report": _report, "audit": _audit}
+        commands = {
+            "list": _list,
+            "status": _status,
+            "collect": _collect,
+            "plot": _plot,
+            "report": _report,
+            "compare": _compare,
+            "audit": _audit,
+        }
         return commands[args.command](args)
     except ConfigError as e:
         if os.environ.get("MFX_DEBUG"):
             raise
         print(f"mfx: error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        if os.environ.get("MFX_DEBUG"):
+            raise
+        print("mfx: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # one line, never a traceback (MFX_DEBUG=1 shows it)
+        if os.environ.get("MFX_DEBUG"):
+            raise
+        hint = "" if isinstance(e, OSError) else " (MFX_DEBUG=1 shows the traceback)"
+        print(f"mfx: error: {sweep.one_line(e)}{hint}", file=sys.stderr)
+        return 1
 
 
 # ---------------------------------------------------------------------------------------- run
@@ -165,11 +226,20 @@ def _run(args: list[str]) -> int:
     dry = "--dry-run" in args
     args = [a for a in args if a != "--dry-run"]
     overrides = _overrides(args)
+    _refuse_words(overrides)
     names = _experiments(overrides)
     if printing and not names:
         return _hydra(args)
     # Every sweep is validated before any runs: a mistake in the second writes nothing for the first.
     plans = [sweep.plan([_one(o, name) for o in overrides]) for name in names]
+    if (
+        printing
+        and _flag_value(args, ("--cfg", "-c")) == "job"
+        and not _flag_value(args, ("--package", "-p"))
+    ):
+        for p in plans:
+            print(_job_config(p))
+        return 0
     if printing:
         return max(_hydra(p.hydra_overrides() + [_one(a, p.experiment) for a in args]) for p in plans)
     if dry:
@@ -186,6 +256,7 @@ def _run(args: list[str]) -> int:
     try:
         for p in plans:
             start = time.time()
+            results.remove_stale_temporaries(p.folder)
             results.write_json(
                 {
                     "experiment": p.experiment,
@@ -193,6 +264,7 @@ def _run(args: list[str]) -> int:
                     "sweep_hash": p.sweep_hash,
                     "axes": p.axes,
                     "overrides": p.overrides,
+                    "jobs": len(p.jobs),
                 },
                 p.folder / "sweep.json",
             )
@@ -204,11 +276,12 @@ def _run(args: list[str]) -> int:
             finally:
                 sweep.bar.close()
                 sweep.bar = None
-            ran, skipped, missing = _tally(p, start)
+            ran, skipped, missing, elsewhere = _tally(p, start)
             done, failed = done + ran + skipped, failed + missing
+            others = f"{elsewhere} running in another process, " if elsewhere else ""
             print(
                 f"{p.experiment}/{p.scale}{p.variant}: {len(p.jobs)} jobs ({ran} run, {skipped} skipped, "
-                f"{missing} failed) → {p.folder}; next: mfx report {p.folder}"
+                f"{others}{missing} failed) → {p.folder}; next: mfx report {p.folder}"
             )
     except KeyboardInterrupt:
         total = sum(len(p.jobs) for p in plans)
@@ -230,15 +303,51 @@ def _interrupt(signum, frame):
 
 
 def _hydra(argv: list[str]) -> int:
-    if os.environ.get("MFX_DEBUG"):
-        os.environ["HYDRA_FULL_ERROR"] = "1"
-    saved = sys.argv
+    # Hydra re-raises instead of printing its own multi-line report: mfx.cli.main makes it one line.
+    saved, full_error = sys.argv, os.environ.get("HYDRA_FULL_ERROR")
+    os.environ["HYDRA_FULL_ERROR"] = "1"
     sys.argv = ["mfx", *argv]
     try:
         sweep.hydra_main()
     finally:
         sys.argv = saved
+        if full_error is None:
+            os.environ.pop("HYDRA_FULL_ERROR", None)
+        else:
+            os.environ["HYDRA_FULL_ERROR"] = full_error
     return 0
+
+
+def _flag_value(args: list[str], names: tuple[str, ...]) -> str | None:
+    for i, a in enumerate(args):
+        if a in names and i + 1 < len(args):
+            return args[i + 1]
+        if "=" in a and a.split("=", 1)[0] in names:
+            return a.split("=", 1)[1]
+    return None
+
+
+def _job_config(p) -> str:
+    """The resolved config of the sweep's first job, as its job process will see it."""
+    job = p.jobs[0].copy()
+    OmegaConf.update(job, "sweep_hash", p.sweep_hash)
+    OmegaConf.update(job, "variant", p.variant)
+    point = ", ".join(f"{k}={OmegaConf.select(job, k)}" for k in p.axes) or "the only job"
+    header = f"# {p.experiment}: job 1 of {len(p.jobs)} ({point}) of the sweep {p.folder}"
+    return header + "\n" + OmegaConf.to_yaml(job, resolve=True)
+
+
+def _refuse_words(overrides: list[str]) -> None:
+    """A bare word is not an override: `mfx run resnet_phase` → write experiment=resnet_phase."""
+    for word in overrides:
+        if "=" in word or word.startswith("~"):
+            continue
+        names = registry.load_all()
+        if word in names or word == "all":
+            raise ConfigError(f"mfx run takes KEY=VALUE overrides: write experiment={word}")
+        close = difflib.get_close_matches(word, list(names), n=1, cutoff=0.6)
+        hint = f" (experiment={close[0]}?)" if close else ""
+        raise ConfigError(f"{word!r} is not an override: write KEY=VALUE, e.g. experiment=NAME{hint}")
 
 
 def _experiments(overrides: list[str]) -> list[str]:
@@ -246,8 +355,8 @@ def _experiments(overrides: list[str]) -> list[str]:
     value = next((o.split("=", 1)[1] for o in reversed(overrides) if o.startswith("experiment=")), None)
     if value is None:
         return []
-    if value == "all":
-        return list(registry.load_all())
+    if value == "all":  # the papers' experiments (not a test-only one registered in-process)
+        return [n for n, e in registry.load_all().items() if e.family in registry.FAMILIES]
     return [v.strip() for v in value.split(",")]
 
 
@@ -255,17 +364,21 @@ def _one(override: str, name: str) -> str:
     return f"experiment={name}" if override.startswith("experiment=") else override
 
 
-def _tally(p, since: float) -> tuple[int, int, int]:
-    """(run, skipped, missing) jobs of a plan: complete since `since`, complete before, not complete."""
-    ran = skipped = 0
+def _tally(p, since: float) -> tuple[int, int, int, int]:
+    """(run, skipped, missing, elsewhere) jobs of a plan: complete since `since`, complete before,
+    not complete, and being computed by another process (its lock is live)."""
+    ran = skipped = elsewhere = 0
     for job in results.find_jobs([p.folder]):
         state, done = results.job_state(job)
-        if state == "complete" and done.get("sweep_hash") == p.sweep_hash:
+        if state == "complete" and str(done.get("sweep_hash")) == p.sweep_hash:
             if (job / results.DONE).stat().st_mtime >= since:
                 ran += 1
             else:
                 skipped += 1
-    return ran, skipped, max(len(p.jobs) - ran - skipped, 0)
+    for lock in p.folder.glob(f"*/{locks.LOCK}") if p.folder.is_dir() else []:
+        if results.job_state(lock.parent)[0] != "complete" and locks.held(lock.parent):
+            elsewhere += 1
+    return ran, skipped, max(len(p.jobs) - ran - skipped - elsewhere, 0), elsewhere
 
 
 def _overrides(args: list[str]) -> list[str]:
@@ -285,17 +398,69 @@ def _overrides(args: list[str]) -> list[str]:
 # ------------------------------------------------------------------------------- list, collect
 
 
+WIDTH = 100  # `mfx list`, `mfx status` and `mfx compare` fit in 100 columns
+
+
+def _fit(text: str, width: int) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def _list(args) -> int:
     experiments = registry.load_all()
     if args.names:
         print("\n".join(experiments))
         return 0
-    rows = [(e.name, e.family, e.figure, e.description) for e in experiments.values()]
-    widths = [max(len(r[i]) for r in rows + [("experiment", "family", "figure", "")]) for i in range(3)]
-    print(f"{'experiment':{widths[0]}}  {'family':{widths[1]}}  {'figure':{widths[2]}}  description")
-    for r in rows:
-        print(f"{r[0]:{widths[0]}}  {r[1]:{widths[1]}}  {r[2]:{widths[2]}}  {r[3]}")
+    rows = []
+    for e in experiments.values():
+        jobs = "/".join(str(n or "?") for n in sweep.grid_sizes(e.name).values())
+        rows.append((e.name, PAPER_SHORT.get(e.family, e.family), e.figure, jobs))
+    head = ("experiment", "paper (arXiv)", "figure", "jobs quick/paper")
+    w0, w1, w3 = (max(len(r[i]) for r in [*rows, head]) for i in (0, 1, 3))
+    w2 = WIDTH - w0 - w1 - w3 - 6
+    for r in [head, *rows]:
+        print(f"{r[0]:{w0}}  {r[1]:{w1}}  {_fit(r[2], w2):{w2}}  {r[3]:>{w3}}".rstrip())
     return 0
+
+
+def _status(args) -> int:
+    out = Path(args.out)
+    if not out.is_dir():
+        raise ConfigError(f"status: {out} is not a folder (give the out= of your sweeps)")
+    sweeps = results.sweeps_under(out)
+    if not sweeps:
+        print(f"no sweeps under {out} (run `mfx run experiment=NAME out={out}`)")
+        return 0
+    rows = []
+    for s in sweeps:
+        jobs = f"{s['complete']}/{s['jobs'] if s['jobs'] is not None else '?'} complete"
+        if s["incomplete"]:
+            jobs += f", {s['incomplete']} incomplete"
+        rows.append((str(s["folder"].relative_to(out)), jobs, _verdicts(s["folder"])))
+    w0 = min(max(len(r[0]) for r in rows), 48)
+    w1 = max(len(r[1]) for r in rows)
+    print(f"{len(sweeps)} sweeps under {out}")
+    for r in rows:
+        print(f"{_fit(r[0], w0):{w0}}  {r[1]:{w1}}  {r[2]}".rstrip())
+    return 0
+
+
+def _verdicts(folder: Path) -> str:
+    """The verdict counts of a sweep's latest report (claims.csv), or what to run to get them."""
+    claims = folder / "claims.csv"
+    try:
+        frame = pd.read_csv(claims)
+        counts = frame["verdict"].value_counts()
+    except (OSError, ValueError, KeyError, pd.errors.ParserError):
+        return "no report yet"
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(claims.stat().st_mtime))
+    text = ", ".join(f"{int(counts.get(v, 0))} {v}" for v in VERDICTS)
+    stale = any(
+        (j / results.DONE).stat().st_mtime > claims.stat().st_mtime
+        for j in results.find_jobs([folder])
+        if (j / results.DONE).exists()
+    )
+    return f"{text} ({when}{', older than its jobs' if stale else ''})"
 
 
 def _collect(args) -> int:
@@ -315,6 +480,7 @@ def _collect(args) -> int:
 
 
 def _plot(args) -> int:
+    _out_folder(args.out)
     table, _, home = results.load_table(args.table, warn=_warn)
     out = Path(args.out) if args.out else home / "figures"
     paths = report.draw(table, out)
@@ -322,7 +488,13 @@ def _plot(args) -> int:
     return 0
 
 
+def _out_folder(out: str | None) -> None:
+    if out is not None and Path(out).exists() and not Path(out).is_dir():
+        raise ConfigError(f"--out must be a folder (got the file {out})")
+
+
 def _report(args) -> int:
+    _out_folder(args.out)
     table, info, home = results.load_table(args.table, warn=_warn)
     out = Path(args.out) if args.out else home
     path, claims = report.write(table, info, out)
@@ -338,6 +510,72 @@ def _report(args) -> int:
                 f"expected {c.expected}"
             )
     return 1 if (args.strict and not all(c.passed for c in claims)) else 0
+
+
+def _compare(args) -> int:
+    a, b = _claims_of(Path(args.a)), _claims_of(Path(args.b))
+    key = ["experiment", "claim"]
+    both = a[key].drop_duplicates().merge(b[key].drop_duplicates(), how="outer", on=key, sort=False)
+    index_a, index_b = a.drop_duplicates(key).set_index(key), b.drop_duplicates(key).set_index(key)
+    rows, differ = [], 0
+    for exp, claim in both.itertuples(index=False):
+        ca, cb = (_claim_text(i, (exp, claim)) for i in (index_a, index_b))
+        va, vb = (
+            str(i.loc[(exp, claim), "verdict"]) if (exp, claim) in i.index else "" for i in (index_a, index_b)
+        )
+        differ += va != vb
+        rows.append((f"{exp}: {claim}", ca, cb, "≠" if va != vb else ""))
+    w = 24
+    wc = WIDTH - 2 * w - 8
+    print(f"A = {args.a}\nB = {args.b}")
+    print(f"{'claim':{wc}}  {'A: measured ± u, verdict':{w}}  {'B: measured ± u, verdict':{w}}")
+    for r in rows:
+        print(f"{_fit(r[0], wc):{wc}}  {_fit(r[1], w):{w}}  {_fit(r[2], w):{w}}  {r[3]}".rstrip())
+    print(f"{len(rows)} claims: {len(rows) - differ} same verdict, {differ} differ")
+    return 0
+
+
+def _claim_text(index: pd.DataFrame, key) -> str:
+    if key not in index.index:
+        return "—"
+    c = index.loc[key]
+    measured, u = float(c["measured"]), float(c["u"])
+    value = f"{measured:.3g}" if c.get("how") == "exact" or math.isnan(u) else f"{measured:.3g} ± {u:.2g}"
+    return f"{value} {c['verdict']}"
+
+
+def _claims_of(path: Path) -> pd.DataFrame:
+    """The claims of a sweep: its claims.csv if up to date, else evaluated on its jobs or table."""
+    if path.is_file() and path.name == "claims.csv":
+        return _read_claims(path)
+    if path.is_dir() and (path / "claims.csv").is_file():
+        newest = max(
+            (
+                (j / results.DONE).stat().st_mtime
+                for j in results.find_jobs([path])
+                if (j / results.DONE).exists()
+            ),
+            default=0.0,
+        )
+        if (path / "claims.csv").stat().st_mtime >= newest:
+            return _read_claims(path / "claims.csv")
+    if path.is_dir() and results.find_jobs([path]):
+        table, _ = results.collect([path])  # not written: compare only reads
+    else:
+        table = results.load_table(path, warn=_warn)[0]
+    claims = [c for exp, _, rows in report.by_experiment(table) for c in report.claims_of(exp, rows)]
+    return report.claims_frame(claims)
+
+
+def _read_claims(path: Path) -> pd.DataFrame:
+    try:
+        frame = pd.read_csv(path)
+    except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as e:
+        raise ConfigError(f"{path}: not a readable claims file ({str(e).splitlines()[0]})") from None
+    missing = [c for c in ("experiment", "claim", "measured", "u", "verdict") if c not in frame]
+    if missing:
+        raise ConfigError(f"{path}: not an mfx claims file (missing column {', '.join(missing)})")
+    return frame
 
 
 def _warn(text: str) -> None:

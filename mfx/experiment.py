@@ -145,14 +145,14 @@ class Claim:
         low,
         high,
         resolution,
+        detail="",
         *,
-        u,
-        how,
-        points,
-        seeds,
-        detail,
-        identity,
-        min_points,
+        u=0.0,
+        how="exact",
+        points=1,
+        seeds=1,
+        identity=False,
+        min_points=1,
     ):
         measured = float(measured)
         u = 0.0 if how == "exact" else float(u)
@@ -177,108 +177,24 @@ class Claim:
         )
 
     @classmethod
-    def within(
-        cls,
-        experiment,
-        statement,
-        measured,
-        target,
-        tol,
-        detail="",
-        relative=False,
-        *,
-        u=0.0,
-        how="exact",
-        points=1,
-        seeds=1,
-        identity=False,
-        min_points=1,
-    ):
-        """|measured − target| ≤ tol (or ≤ tol·|target| when relative)."""
+    def within(cls, experiment, statement, measured, target, tol, detail="", relative=False, **kw):
+        """|measured − target| ≤ tol (or ≤ tol·|target| when relative).  `kw`: u, how, points, seeds,
+        identity, min_points (see the class docstring)."""
         bound = tol * abs(target) if relative else tol
         expected = f"{target:g} ± {tol:g}{' (rel.)' if relative else ''}"
         return cls._make(
-            experiment,
-            statement,
-            measured,
-            expected,
-            target - bound,
-            target + bound,
-            bound,
-            u=u,
-            how=how,
-            points=points,
-            seeds=seeds,
-            detail=detail,
-            identity=identity,
-            min_points=min_points,
+            experiment, statement, measured, expected, target - bound, target + bound, bound, detail, **kw
         )
 
     @classmethod
-    def at_most(
-        cls,
-        experiment,
-        statement,
-        measured,
-        bound,
-        detail="",
-        *,
-        u=0.0,
-        how="exact",
-        points=1,
-        seeds=1,
-        identity=False,
-        min_points=1,
-    ):
+    def at_most(cls, experiment, statement, measured, bound, detail="", **kw):
         return cls._make(
-            experiment,
-            statement,
-            measured,
-            f"≤ {bound:g}",
-            -math.inf,
-            bound,
-            None,
-            u=u,
-            how=how,
-            points=points,
-            seeds=seeds,
-            detail=detail,
-            identity=identity,
-            min_points=min_points,
+            experiment, statement, measured, f"≤ {bound:g}", -math.inf, bound, None, detail, **kw
         )
 
     @classmethod
-    def at_least(
-        cls,
-        experiment,
-        statement,
-        measured,
-        bound,
-        detail="",
-        *,
-        u=0.0,
-        how="exact",
-        points=1,
-        seeds=1,
-        identity=False,
-        min_points=1,
-    ):
-        return cls._make(
-            experiment,
-            statement,
-            measured,
-            f"≥ {bound:g}",
-            bound,
-            math.inf,
-            None,
-            u=u,
-            how=how,
-            points=points,
-            seeds=seeds,
-            detail=detail,
-            identity=identity,
-            min_points=min_points,
-        )
+    def at_least(cls, experiment, statement, measured, bound, detail="", **kw):
+        return cls._make(experiment, statement, measured, f"≥ {bound:g}", bound, math.inf, None, detail, **kw)
 
     def pass_probability(self) -> float:
         """P(a rerun with fresh seeds passes), from a normal law N(measured, u²) of the value.

@@ -131,7 +131,9 @@ def zero_crossing(x, y) -> float:
     return float(x[-1]) if len(x) and y[-1] == 0 else float("nan")
 
 
-def seed_bootstrap(table, statistic, n_boot: int = 200, rng_seed: int = 0, column: str = "seed") -> np.ndarray:
+def seed_bootstrap(
+    table, statistic, n_boot: int = 200, rng_seed: int = 0, column: str = "seed"
+) -> np.ndarray:
     """`statistic(resampled)` over `n_boot` resamples of the seeds of `table` (with replacement).
 
     A resample draws as many seeds as the table has and relabels the copies 0, 1, …, so a statistic

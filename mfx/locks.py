@@ -18,7 +18,8 @@ LOCK = ".lock"
 STALE_SECONDS = 24 * 3600
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
+    """Whether process `pid` runs on this host."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -37,7 +38,7 @@ def _stale(path: Path) -> bool:
     except (OSError, ValueError):
         return True  # unreadable or half-written by a killed process
     if owner.get("host") == platform.node():
-        return not _alive(int(owner.get("pid", -1)))
+        return not alive(int(owner.get("pid", -1)))
     return age > STALE_SECONDS
 
 
@@ -56,8 +57,13 @@ def job_lock(job_dir: Path):
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
             continue
-        with os.fdopen(fd, "w") as f:
-            json.dump({"host": platform.node(), "pid": os.getpid(), "since": time.time()}, f)
+        try:
+            with os.fdopen(fd, "w") as f:
+                json.dump({"host": platform.node(), "pid": os.getpid(), "since": time.time()}, f)
+        except OSError as e:  # a full disk: leave no half lock, name the file
+            with contextlib.suppress(OSError):
+                path.unlink()
+            raise OSError(e.errno, e.strerror or str(e), str(path)) from None
         try:
             yield True
         finally:
@@ -65,3 +71,9 @@ def job_lock(job_dir: Path):
                 path.unlink()
         return
     yield False
+
+
+def held(job_dir: Path) -> bool:
+    """Whether another live process holds the job's lock now."""
+    path = Path(job_dir) / LOCK
+    return path.exists() and not _stale(path)

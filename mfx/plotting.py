@@ -128,11 +128,13 @@ def layout_problems(fig) -> list[str]:
 
 
 def _in_view(axis, label) -> bool:
-    """Whether a tick label is drawn: visible, and its tick inside the axis' view limits."""
-    lo, hi = sorted(axis.get_view_interval())
-    x = label.get_position()[0 if axis.axis_name == "x" else 1]
+    """Whether a tick label is drawn: visible, and its tick inside the axis' view limits (compared in
+    the axis' scale, so a log axis is judged in decades)."""
+    scale = axis.get_transform()
+    lo, hi = sorted(scale.transform(np.asarray(axis.get_view_interval(), dtype=float)))
+    x = scale.transform(np.asarray([label.get_position()[0 if axis.axis_name == "x" else 1]], dtype=float))[0]
     span = (hi - lo) * 1e-9
-    return label.get_visible() and lo - span <= x <= hi + span
+    return label.get_visible() and np.isfinite(x) and lo - span <= x <= hi + span
 
 
 def _data_under(ax, box) -> str:

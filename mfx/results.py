@@ -23,6 +23,7 @@ import io
 import json
 import os
 import platform
+import re
 import subprocess
 import tempfile
 import time
@@ -34,6 +35,8 @@ import torch
 from omegaconf import DictConfig, OmegaConf
 
 import mfx
+from mfx import experiment as registry
+from mfx import locks
 from mfx.experiment import SCALES, ConfigError
 
 ROWS = "rows.csv"
@@ -58,24 +61,53 @@ def _umask() -> int:
     return mask
 
 
+def _host() -> str:
+    return re.sub(r"[^A-Za-z0-9]", "", platform.node())[:32] or "host"
+
+
+TEMPORARY = re.compile(r"^\..+\.(?P<host>[A-Za-z0-9]*)-(?P<pid>\d+)\.[A-Za-z0-9_]+\.tmp$")
+
+
 def write_bytes(path: Path, data: bytes) -> Path:
     """Write atomically (temporary name, then rename) with the user's umask; never leave a temporary.
 
     A reader, a resumed sweep or a concurrent writer sees the old file or the new one, never half.
+    The temporary's name holds the writer's host and pid, so that one left by a killed process is
+    recognised and removed (`remove_stale_temporaries`).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(
+        dir=path.parent, prefix=f".{path.name}.{_host()}-{os.getpid()}.", suffix=".tmp"
+    )
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp creates 0600
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(e, OSError) and not e.filename:  # name the file the user will look for
+            raise OSError(e.errno, e.strerror or str(e), str(path)) from None
         raise
     return path
+
+
+def remove_stale_temporaries(folder: Path) -> int:
+    """Remove the temporaries in `folder` left by killed writers of this host; return how many."""
+    removed = 0
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return 0
+    for name in names:
+        m = TEMPORARY.match(name)
+        if m and m["host"] == _host() and not locks.alive(int(m["pid"])):
+            with contextlib.suppress(OSError):
+                os.unlink(Path(folder) / name)
+                removed += 1
+    return removed
 
 
 def csv_bytes(df: pd.DataFrame) -> bytes:
@@ -229,9 +261,10 @@ def job_state(job_dir: Path) -> tuple[str, dict | None]:
 
 
 def mark_incomplete(job_dir: Path) -> None:
-    """Remove the completion marker before a job is (re)computed."""
+    """Remove the completion marker (and temporaries of killed writers) before a job is (re)computed."""
     with contextlib.suppress(FileNotFoundError):
         (Path(job_dir) / DONE).unlink()
+    remove_stale_temporaries(job_dir)
 
 
 # --------------------------------------------------------------------------------- collecting
@@ -383,14 +416,23 @@ def valid_table(table: pd.DataFrame, path) -> pd.DataFrame:
     bad = sorted(set(table["scale"].astype(str)) - set(SCALES))
     if bad:
         raise ConfigError(f"{path}: scale must be one of {', '.join(SCALES)} (got {bad[0]!r})")
+    # experiment names become file names: only registered ones (never a path from the data)
+    names = registry.load_all()
+    bad = sorted(set(table["experiment"].astype(str)) - set(names))
+    if bad:
+        raise ConfigError(f"{path}: experiment must be one of {', '.join(names)} (got {bad[0]!r})")
     if not pd.api.types.is_numeric_dtype(table["value"]):
         raise ConfigError(f"{path}: column 'value' is not numeric")
+    if not np.isfinite(table["value"].to_numpy(dtype=float)).any():
+        raise ConfigError(f"{path}: column 'value' has no finite number (every job diverged?)")
     return table
 
 
 def _read_table(path: Path) -> pd.DataFrame:
     try:
         return valid_table(read_csv(path), path)
+    except ConfigError:
+        raise
     except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as e:
         raise ConfigError(f"{path}: not a readable CSV table ({str(e).splitlines()[0]})") from None
 
@@ -421,3 +463,27 @@ def load_table(path: str | Path, warn=print) -> tuple[pd.DataFrame, dict, Path]:
     if newer:
         warn(f"warning: {file} is older than {len(newer)} job(s) beside it; run `mfx collect` again")
     return table, info, file.parent
+
+
+SWEEP = "sweep.json"
+
+
+def sweeps_under(root) -> list[dict]:
+    """The sweeps under `root` (folders with sweep.json, or holding job folders): folder, jobs
+    planned (None if unknown), complete and incomplete job counts."""
+    root = Path(root)
+    folders = {p.parent for p in root.rglob(SWEEP)}
+    for job in find_jobs([root]):
+        if not any(f == job or f in job.parents for f in folders):
+            folders.add(job.parent)
+    out = []
+    for folder in sorted(folders):
+        info = read_json(folder / SWEEP) or {}
+        states = [job_state(j)[0] for j in find_jobs([folder])]
+        complete = states.count("complete")
+        planned = info.get("jobs") if isinstance(info.get("jobs"), int) else None
+        incomplete = len(states) - complete
+        if planned is not None:
+            incomplete = max(planned - complete, incomplete)
+        out.append({"folder": folder, "jobs": planned, "complete": complete, "incomplete": incomplete})
+    return out

@@ -9,7 +9,9 @@ import pandas as pd
 import pytest
 from conftest import TEST_CONF
 
-from mfx import cli
+import mfx
+from mfx import cli, sweep
+from mfx import experiment as registry
 
 TOY = [f"hydra.searchpath=[file://{TEST_CONF}]", "experiment=toy"]
 MFX = str(Path(sys.executable).with_name("mfx"))
@@ -54,7 +56,16 @@ def test_sweep_collect_plot_report(tmp_path):
     sweep = tmp_path / "toy" / "quick"
     assert cli.main(["collect", str(sweep)]) == 0
     table = pd.read_csv(sweep / "table.csv")
-    assert list(table.columns) == ["experiment", "scale", "a", "seed", "metric", "value", "status", "config_hash"]
+    assert list(table.columns) == [
+        "experiment",
+        "scale",
+        "a",
+        "seed",
+        "metric",
+        "value",
+        "status",
+        "config_hash",
+    ]
     assert sorted(table["a"].unique()) == [1, 2, 4, 8] and (table["status"] == "ok").all()
     assert cli.main(["plot", str(sweep / "table.csv"), "--out", str(tmp_path / "figs")]) == 0
     assert {p.name for p in (tmp_path / "figs").iterdir()} == {"toy_quick_y_vs_a.pdf", "toy_quick_y_vs_a.png"}
@@ -189,3 +200,70 @@ def test_dry_run_lists_jobs_and_writes_nothing(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "toy/quick: 4 jobs" in out and "model.a=8" in out
     assert not (tmp_path / "out").exists()
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as e:
+        cli.main(["--version"])
+    assert e.value.code == 0 and capsys.readouterr().out.strip() == f"mfx {mfx.__version__}"
+
+
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (["experiment=resnet_phse"], "did you mean 'resnet_phase'?"),
+        (["experiment=resnet_phase", "modle.L=3"], "did you mean 'model.L'?"),
+        (["experiment=resnet_phase", "model.LL=3"], "did you mean 'model.L'?"),
+        (["resnet_phase"], "write experiment=resnet_phase"),
+        (["experiment=resnet_phase", "+model.foo=1"], "unknown config key 'model.foo'"),
+    ],
+)
+def test_mistakes_get_a_hint(tmp_path, capsys, argv, says):
+    assert cli.main(["run", *argv, f"out={tmp_path / 'out'}"]) == 2
+    err = capsys.readouterr().err
+    assert says in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_cfg_job_shows_the_first_jobs_resolved_config(tmp_path, capsys):
+    assert run(tmp_path / "out", "model.a=3,5", "model.b=2", "--cfg", "job") == 0
+    text = capsys.readouterr().out
+    assert "${" not in text  # interpolations resolved
+    assert "job 1 of 2 (model.a=3)" in text and "\n  a: 3\n" in text and "\n  b: 2\n" in text
+    assert f"cache_dir: {tmp_path / 'out'}/cache" in text and "variant: -" in text
+    assert not (tmp_path / "out").exists()
+
+
+def test_list_fits_in_100_columns_with_job_counts(capsys):
+    assert cli.main(["list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert max(len(line) for line in lines) <= 100
+    assert lines[0].split()[:3] == ["experiment", "paper", "(arXiv)"]
+    row = next(line for line in lines if line.startswith("resnet_phase "))
+    quick = len(sweep.plan(["experiment=resnet_phase"]).jobs)
+    assert row.endswith(f" {quick}/{sweep.grid_sizes('resnet_phase')['paper']}") and "2509.10167" in row
+    assert {line.split()[0] for line in lines[1:]} >= set(registry.load_all()) - {"toy"}
+
+
+def test_status_and_compare_of_a_default_run_and_a_variant(tmp_path, capsys):
+    assert run(tmp_path) == 0
+    default = tmp_path / "toy" / "quick"
+    assert cli.main(["report", str(default)]) == 0
+    assert run(tmp_path, "model.slope_shift=0.2") == 0  # a variant whose claim fails
+    (variant,) = [p for p in (tmp_path / "toy").iterdir() if p != default]
+    (variant / "model.a=8" / "done.json").unlink()  # as if its last job had been killed
+    capsys.readouterr()
+    assert cli.main(["status", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"2 sweeps under {tmp_path}"
+    mine = next(line for line in lines if line.startswith("toy/quick "))
+    assert "4/4 complete" in mine and "1 pass, 0 fail, 0 inconclusive" in mine
+    other = next(line for line in lines if line.startswith(f"toy/{variant.name} "))
+    assert "3/4 complete, 1 incomplete" in other and "no report yet" in other
+    assert cli.main(["compare", str(default), str(variant)]) == 0
+    out = capsys.readouterr().out
+    line = next(line for line in out.splitlines() if line.startswith("toy: slope of y vs a"))
+    assert " pass " in line and line.rstrip().endswith("fail      ≠")
+    assert "±" in line and max(len(x) for x in out.splitlines()[2:]) <= 100
+    assert out.splitlines()[-1] == "1 claims: 0 same verdict, 1 differ"
+    assert not (variant / "table.csv").exists()  # compare only reads

@@ -27,14 +27,14 @@ def _imports(path: Path) -> tuple[set[str], list[int]]:
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + [base]).strip(".")
+                base = ".".join(
+                    package.split(".")[: len(package.split(".")) - node.level + 1] + [base]
+                ).strip(".")
             if base.startswith("mfx"):
                 # `from mfx import results` imports the module mfx.results
                 top |= {f"{base}.{a.name}" for a in node.names} | {base}
     nested = [
-        n.lineno
-        for n in ast.walk(tree)
-        if isinstance(n, (ast.Import, ast.ImportFrom)) and n not in tree.body
+        n.lineno for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) and n not in tree.body
     ]
     return top, nested
 

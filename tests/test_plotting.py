@@ -1,4 +1,8 @@
-from mfx import plotting
+import matplotlib.pyplot as plt
+import pytest
+
+from mfx import cli, plotting, results
+from mfx import experiment as registry
 
 
 def _figure():
@@ -13,3 +17,40 @@ def test_save_figure_writes_pdf_and_png_with_reproducible_bytes(tmp_path):
     b = plotting.save_figure(_figure(), tmp_path / "b" / "fig")
     assert [p.suffix for p in a] == [".pdf", ".png"]
     assert [p.read_bytes() for p in a] == [p.read_bytes() for p in b]
+
+
+@pytest.fixture(scope="session")
+def quick_tables(tmp_path_factory):
+    """Every experiment at quick scale, run once for the whole session: {name: table}."""
+    out = tmp_path_factory.mktemp("figures")
+    assert cli.main(["run", "experiment=all", f"out={out}"]) == 0
+    names = [name for name, e in registry.load_all().items() if e.family in registry.FAMILIES]
+    return {name: results.collect([out / name / "quick"])[0] for name in names}
+
+
+def test_every_figure_is_readable(quick_tables):
+    """From the renderer's boxes: fonts ≥ 7 pt, nothing cut, no colliding ticks, no legend on data."""
+    problems = {}
+    for name, table in quick_tables.items():
+        for key, fig in plotting.plot_function(name)(table).items():
+            found = plotting.layout_problems(fig)
+            if found:
+                problems[f"{name}/{key}"] = found
+            plt.close(fig)
+    assert problems == {}
+
+
+def test_layout_problems_catch_what_they_claim_to():
+    fig, (ax,) = plotting.figure()
+    ax.plot(range(10), range(10), "o-", label="data")
+    ax.legend(loc="center")  # on the line
+    ax.set_xticks(range(10), [f"label {i}" for i in range(10)])  # colliding
+    ax.set_ylabel("a label far too long to fit in a figure this narrow, so it is cut " * 3)
+    ax.text(0.5, 0.5, "tiny", fontsize=5, transform=ax.transAxes)
+    found = " | ".join(plotting.layout_problems(fig))
+    assert "covers line 'data'" in found and "overlap" in found
+    assert "cut by the figure edge" in found and "'tiny' is 5.0 pt" in found
+    clean, (ax,) = plotting.figure()
+    ax.plot(range(10), range(10), "o-", label="data")
+    plotting.legend_outside(ax)
+    assert plotting.layout_problems(clean) == []

@@ -27,8 +27,8 @@ def test_to_frame_requires_metric_and_value():
 
 
 def _job(root, L, cfg=None, sweep_hash="s0"):
-    cfg = cfg or OmegaConf.create({"name": "exp", "sweep_hash": sweep_hash, "model": {"L": L}})
-    df = results.to_frame([{"L": L, "metric": "err", "value": 1 / L}], "exp", "quick")
+    cfg = cfg or OmegaConf.create({"name": "toy", "sweep_hash": sweep_hash, "model": {"L": L}})
+    df = results.to_frame([{"L": L, "metric": "err", "value": 1 / L}], "toy", "quick")
     results.write_job(root / f"L={L}", df, cfg, "cpu", 0.1, {})
     return root / f"L={L}"
 
@@ -39,7 +39,12 @@ def test_jobs_are_written_with_their_marker_last_and_collected(tmp_path):
     assert not list(tmp_path.rglob("*.tmp"))
     assert {p.name for p in (tmp_path / "L=1").iterdir()} == {"rows.csv", "provenance.json", "done.json"}
     table, info = results.collect([tmp_path])
-    assert list(table["L"]) == [1, 2] and list(table.columns)[-4:] == ["metric", "value", "status", "config_hash"]
+    assert list(table["L"]) == [1, 2] and list(table.columns)[-4:] == [
+        "metric",
+        "value",
+        "status",
+        "config_hash",
+    ]
     assert [s["sweep_hash"] for s in info["sweeps"]] == ["s0"] and not info["mixed"]
     loaded, _, home = results.load_table(tmp_path)
     pd.testing.assert_frame_equal(loaded, table)
@@ -70,8 +75,13 @@ def test_a_damaged_rows_file_is_refused_naming_it(tmp_path, cut):
     job = _job(tmp_path, 1)
     rows = job / results.ROWS
     data = rows.read_bytes()
-    rows.write_bytes({"mid_line": data[:-3], "line_boundary": data[: data.index(b"\n") + 1],
-                      "extra_line": data + data.splitlines(keepends=True)[-1]}[cut])
+    rows.write_bytes(
+        {
+            "mid_line": data[:-3],
+            "line_boundary": data[: data.index(b"\n") + 1],
+            "extra_line": data + data.splitlines(keepends=True)[-1],
+        }[cut]
+    )
     with pytest.raises(ConfigError, match=str(rows)):
         results.collect([tmp_path])
 

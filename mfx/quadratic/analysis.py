@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from mfx import fit
+from mfx.quadratic import model
 
 
 def _ok(table, **where) -> pd.DataFrame:
@@ -39,6 +40,50 @@ def _at(tau, eps, t) -> float:
     return float(np.interp(np.log(t), np.log(np.asarray(tau)[keep]), np.asarray(eps)[keep]))
 
 
+def crossing_levels(p, p_star, eps_pl, eps_floor) -> list[float]:
+    """ε levels whose first-crossing times trace an ε(τ) curve: the escape midpoint, and for p ≥ p* two
+    levels on the way to zero loss (p < p* stays at its floor, which finite g raises)."""
+    mid = 0.5 * (eps_pl + eps_floor)
+    return [mid] if p < p_star else [mid, 0.1 * eps_pl, 0.01 * eps_pl]
+
+
+def crossing_times(rows, levels) -> pd.DataFrame:
+    """First-crossing times [seed × level] of ε(τ) (rows of one method; log-linear interpolation)."""
+    wide = rows.pivot_table(index="tau", columns="seed", values="value").sort_index()
+    tau = wide.index.to_numpy(float)
+    eps = wide.to_numpy(float)
+    return pd.DataFrame(
+        {lv: model.escape_time(tau, eps, lv) for lv in levels}, index=wide.columns.rename("seed")
+    )
+
+
+def crossing_table(rows, levels) -> pd.DataFrame:
+    """Long per-seed first-crossing times: columns method, seed, level, value (NaN: never crossed)."""
+    parts = []
+    for method, d in rows.groupby("method"):
+        c = crossing_times(d, levels).stack(future_stack=True).rename("value").reset_index()
+        parts.append(c.rename(columns={"level_1": "level"}).assign(method=method))
+    cols = ["method", "seed", "level", "value"]
+    return pd.concat(parts, ignore_index=True)[cols] if parts else pd.DataFrame(columns=cols)
+
+
+def crossing_ratio(times, num="sgd", den="ode_matched") -> float:
+    """Σ crossing times of `num` / Σ those of `den` (a `crossing_table`), on the same τ axis. Paired
+    seeds (both methods have the same seeds) use only the (seed, level) pairs both have; otherwise the
+    ratio of the seed means of the per-seed sums over the levels."""
+    wide = times.pivot_table(index=["seed", "level"], columns="method", values="value", dropna=False)
+    if num not in wide or den not in wide:
+        return float("nan")
+    a, b = wide[num], wide[den]
+    seeds_a = set(times[times["method"] == num]["seed"])
+    if seeds_a == set(times[times["method"] == den]["seed"]):
+        both = a.notna() & b.notna()
+        return float(a[both].sum() / b[both].sum())
+    n = times["level"].nunique()
+    per_seed = lambda x: x.groupby(level="seed").sum(min_count=n).mean()
+    return float(per_seed(a) / per_seed(b))
+
+
 def _median_curve(df):
     return df.groupby("tau")["value"].median()
 
@@ -47,22 +92,62 @@ def _median_curve(df):
 
 
 def escape_slopes(table, method="ode"):
-    """{(p*, p): Fit of median tau_esc vs ln N} for one method."""
+    """{(p*, p): Fit of the seed-mean tau_esc vs ln N} for one method."""
     d = _ok(table, metric="tau_esc", method=method)
-    med = d.groupby(["p_star", "p", "N"])["value"].median().reset_index()
+    mean = d.groupby(["p_star", "p", "N"])["value"].mean().reset_index()
     return {
         (int(ps), int(p)): fit.linear(np.log(g["N"].values.astype(float)), g["value"].values)
-        for (ps, p), g in med.groupby(["p_star", "p"])
+        for (ps, p), g in mean.groupby(["p_star", "p"])
         if g["N"].nunique() >= 2
     }
 
 
-def _median_offset(esc, key) -> float:
-    """Mean over N of median tau_esc(SGD) − median tau_esc(idealised ODE at the same g)."""
-    pair = esc[(esc["p_star"] == key[0]) & (esc["p"] == key[1])]
-    med = pair.groupby(["method", "N"])["value"].median()
-    common = sorted(set(med["sgd"].index) & set(med["ode_g"].index))
-    return float(np.mean([med["sgd"][n] - med["ode_g"][n] for n in common]))
+def mean_slope(rows) -> float:
+    """Mean over (p*, p) of the slope of the seed-mean tau_esc vs ln N (rows of one method)."""
+    mean = rows.groupby(["p_star", "p", "N"])["value"].mean().reset_index()
+    slopes = [
+        fit.linear(np.log(g["N"].values.astype(float)), g["value"].values)["slope"]
+        for _, g in mean.groupby(["p_star", "p"])
+        if g["N"].nunique() >= 2
+    ]
+    return float(np.mean(slopes)) if slopes else float("nan")
+
+
+def slope_spread(rows) -> float:
+    """(max − min)/mean over p of the slopes of the seed-mean tau_esc vs ln N (rows of one p*)."""
+    mean = rows.groupby(["p", "N"])["value"].mean().reset_index()
+    slopes = np.array(
+        [
+            fit.linear(np.log(g["N"].values.astype(float)), g["value"].values)["slope"]
+            for _, g in mean.groupby("p")
+            if g["N"].nunique() >= 2
+        ]
+    )
+    return float(np.ptp(slopes) / slopes.mean()) if len(slopes) >= 2 else float("nan")
+
+
+def width_shift(rows, p_star) -> float:
+    """Median tau_esc at p = p* minus that at p = 8 (rows of one N)."""
+    med = rows.groupby("p")["value"].median()
+    return float(med.get(p_star, np.nan) - med.get(8, np.nan))
+
+
+def tau_ratio(rows) -> float:
+    """Σ tau_esc(sgd) / Σ tau_esc(ode_matched) over the (N, seed) pairs both have."""
+    wide = rows.pivot_table(index=["N", "seed"], columns="method", values="value").dropna()
+    if not {"sgd", "ode_matched"} <= set(wide.columns) or wide.empty:
+        return float("nan")
+    return float(wide["sgd"].sum() / wide["ode_matched"].sum())
+
+
+def tau_ratio_per_N(rows) -> dict:
+    return {int(n): tau_ratio(g) for n, g in rows.groupby("N")}
+
+
+def xcheck_ratio(rows) -> float:
+    """Seed-mean tau_esc of the full SGD over that of the overlap chain (cross-check rows of one N)."""
+    mean = rows.groupby("method")["value"].mean()
+    return float(mean.get("xcheck_full", np.nan) / mean.get("xcheck_overlap", np.nan))
 
 
 # ------------------------------------------------------------------------------- quad_implicit_bias
@@ -88,20 +173,42 @@ def _final_drift(table) -> pd.DataFrame:
     return d[d["tau"] == d.groupby(["p", "p_star", "g", "seed"])["tau"].transform("max")]
 
 
-def sgd_drift_bootstrap_sd(table, n_boot=1000) -> dict:
-    """{(p, p*): SD of the seed-median exponent over seed resamples}: the seed noise of the claim, which
-    the fit's standard error (4 points on one curve) does not see. At p = 2 the drift is one random
-    angle per seed, so this SD is several times that of p ≥ 3 at the same number of seeds."""
-    rng = np.random.default_rng(0)
-    out = {}
-    for (p, ps), x in _final_drift(table).groupby(["p", "p_star"]):
-        D = x.pivot(index="seed", columns="g", values="value").dropna()  # [seed, g]
-        log_g = np.log(D.columns.to_numpy(float))
-        D = D.to_numpy()
-        resampled = np.median(D[rng.integers(0, len(D), (n_boot, len(D)))], axis=1)  # [n_boot, g]
-        slopes = np.polyfit(log_g, np.log(resampled).T, 1)[0]
-        out[(int(p), int(ps))] = float(np.std(slopes))
-    return out
+def drift_exponent(final: pd.DataFrame, statistic="median") -> float:
+    """Log-log slope of the seed-`statistic` of the final SGD drift vs g, on rows of one (p, p*)."""
+    stat = final.groupby("g")["value"].agg(statistic)
+    return fit.power_law(stat.index.values, stat.values)["slope"] if len(stat) >= 2 else float("nan")
+
+
+def sgd_drift_bootstrap_sd(table, n_boot=200) -> dict:
+    """{(p, p*): seed-bootstrap SD of the seed-median exponent}: the seed noise of the claim, which the
+    fit's standard error (a few points on one curve) does not see. Whole seeds are resampled (a seed's
+    runs at every g stay together: they share W0 and W*). At p = 2 the drift is one random angle per
+    seed, so this SD is several times that of p ≥ 3 at the same number of seeds."""
+    return {
+        (int(p), int(ps)): fit.bootstrap_sd(fit.seed_bootstrap(x, drift_exponent, n_boot=n_boot))
+        for (p, ps), x in _final_drift(table).groupby(["p", "p_star"])
+    }
+
+
+def final_rho_error(table) -> pd.DataFrame:
+    """Per (p, p*, seed) at the smallest SGD g: ||ρ_final − s·polar(ρ0)||_F / (s√p*) (the relative distance
+    of the trained overlaps to the closest solution; rows `value`, `g`, `seed`, `p`, `p_star`)."""
+    d = _ok(table, method="sgd")
+    d = d[
+        d["metric"].isin(["rho_final", "rho_predicted"])
+        & (d["g"] == d.groupby(["p", "p_star"])["g"].transform("min"))
+    ]
+    if d.empty:
+        return pd.DataFrame(columns=["p", "p_star", "seed", "g", "value"])
+    wide = d.pivot_table(index=["p", "p_star", "g", "seed", "entry"], columns="metric", values="value")
+    sq = ((wide["rho_final"] - wide["rho_predicted"]) ** 2).groupby(level=[0, 1, 2, 3]).sum()
+    norm = (wide["rho_predicted"] ** 2).groupby(level=[0, 1, 2, 3]).sum()  # = s² p*
+    return (np.sqrt(sq / norm)).rename("value").reset_index()
+
+
+def median_bootstrap_sd(values: pd.DataFrame, n_boot=200) -> float:
+    """Seed-bootstrap SD of the median of `value` over the seeds of `values` (one row per seed)."""
+    return fit.bootstrap_sd(fit.seed_bootstrap(values, lambda d: d["value"].median(), n_boot=n_boot))
 
 
 # ------------------------------------------------------------------------------------- quad_hessian

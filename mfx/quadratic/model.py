@@ -102,6 +102,11 @@ def eps_underparameterized(p, p_star, a_star) -> float:
     return a_star**2 * (p_star - p) * (p_star + 2) / (p + 2) if p < p_star else 0.0
 
 
+def solution_scale(a, a_star) -> float:
+    """s = √(a*/a): the zero-loss set is W = s U W* (T = I), i.e. ρ = s U, Q = s² U Uᵀ."""
+    return float(np.sqrt(a_star / a))
+
+
 def polar(rho: np.ndarray) -> np.ndarray:
     """Polar factor ρ(ρᵀρ)^(-1/2) (p ≥ p*) or (ρρᵀ)^(-1/2)ρ (p < p*) = U_svd V_svdᵀ; [..., p, p*]."""
     u, _, vt = np.linalg.svd(rho, full_matrices=False)

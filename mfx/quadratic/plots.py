@@ -21,22 +21,37 @@ def _median(d, by="tau"):
     return d.groupby(by)["value"].median()
 
 
+def _band(ax, d, color, log=True, label=None):
+    """Seed median of `value` vs tau with the 10–90 % seed band (rows of one method)."""
+    q = d[d["tau"] > 0].groupby("tau")["value"].quantile([0.1, 0.5, 0.9]).unstack()
+    if q.empty:
+        return
+    ax.fill_between(q.index, q[0.1], q[0.9], color=color, alpha=0.25, lw=0)
+    ax.plot(q.index, q[0.5], "o", color=color, mfc="none", ms=2.5, label=label)
+    if log:
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+
+
 @plotting.draws("quad_curves")
 def curves(table):
-    """F1: eps_g vs tau (ODE lines, SGD markers) and the order parameters, one colour per p."""
+    """F1: eps_g vs tau — ODE lines (at the SGD g; dashed: the matched-init ODE), SGD seed medians with
+    10–90 % seed bands, the tau^-2 tail fit against the paper's slope — and the order parameters."""
     t = _ok(table, "quad_curves")
     ps = sorted(t["p"].unique())
     cs = dict(zip(ps, colors(len(ps))))
-    fig, (ax,) = figure(1, 1, width=4.5, height=3.4)
+    fig, (ax,) = figure(1, 1, width=6.0, height=3.8)
     for p in ps:
         for p_star in sorted(t[t["p"] == p]["p_star"].unique()):
             d = t[(t["p"] == p) & (t["p_star"] == p_star) & (t["metric"] == "eps")]
             ode = _median(d[d["method"] == "ode"])
             ode = ode[ode.index > 0]
-            ax.loglog(ode.index, ode.values, color=cs[p], label=f"ODE p={p}, p*={p_star}")
-            sgd = _median(d[d["method"] == "sgd"])
-            sgd = sgd[sgd.index > 0]
-            ax.loglog(sgd.index, sgd.values, "o", color=cs[p], mfc="none", ms=3)
+            ax.loglog(ode.index, ode.values, color=cs[p], label=f"ODE $p$={p}, $p^*$={p_star}")
+            matched = _median(d[d["method"] == "ode_matched"])
+            ax.loglog(
+                matched.index[matched.index > 0], matched.values[matched.index > 0], "--", color=cs[p], lw=0.8
+            )
+            _band(ax, d[d["method"] == "sgd"], cs[p])
             if p > p_star:
                 tail = ode[ode.index >= ode.index.max() / 10]
                 f = fit.power_law(tail.index.values, tail.values)
@@ -45,23 +60,44 @@ def curves(table):
                     f["prefactor"] * tail.index.values ** f["slope"],
                     "k:",
                     lw=0.8,
-                    label=f"fit p={p}: τ^{f['slope']:.2f}",
+                    label=f"fit $p$={p}: $\\tau^{{{f['slope']:.2f}}}$ (paper $\\tau^{{-2}}$)",
                 )
-    ax.set_ylim(bottom=1e-10)  # below this p = p* runs into float64 round-off of eps_g
-    ax.set_xlabel("τ = aηα")
-    ax.set_ylabel("ε_g")
-    ax.set_title("lines: ODE, markers: SGD (seed medians)")
-    ax.legend(ncol=2)
+    ax.set_ylim(1e-8, 2.0)  # the claims read eps_g down to 1e-3; p = p* runs on to float64 round-off
+    ax.set_xlabel(r"$\tau = a\eta\alpha$")
+    ax.set_ylabel(r"$\varepsilon_g$")
+    ax.set_title("lines: ODE; markers + bands: SGD (seed median, 10–90 %)")
+    plotting.legend_outside(ax)
     figs = {"eps": fig}
+
+    x = t[t["method"].isin(["xcheck_full", "xcheck_overlap"]) & (t["metric"] == "eps")]
+    if not x.empty:
+        fig, (ax,) = figure(1, 1, width=4.6, height=3.2)
+        for p in sorted(x["p"].unique()):
+            for method, style in (("xcheck_full", "-"), ("xcheck_overlap", "--")):
+                q = x[(x["p"] == p) & (x["method"] == method) & (x["tau"] > 0)].groupby("tau")["value"]
+                med = q.median()
+                ax.loglog(
+                    med.index,
+                    med.values,
+                    style,
+                    color=cs.get(p, "k"),
+                    label=f"$p$={p} {'full SGD' if method == 'xcheck_full' else 'overlap chain'}",
+                )
+        ax.set_xlabel(r"$\tau$")
+        ax.set_ylabel(r"$\varepsilon_g$ (seed median)")
+        ax.set_title(f"cross-check at $N$={int(x['N'].iloc[0])}: full SGD vs overlap chain")
+        plotting.legend_outside(ax)
+        figs["cross_check"] = fig
+
     fig, axes = figure(3, 1, width=3.2)
     for p in ps:
         d = t[(t["p"] == p) & (t["method"] == "ode")]
         ds = t[(t["p"] == p) & (t["method"] == "sgd")]
         for ax, metric in zip(axes[:2], ("trQ", "rho_F")):
             m = _median(d[d["metric"] == metric])
-            ax.semilogx(m.index[m.index > 0], m.values[m.index > 0], color=cs[p], label=f"p={p}")
-            ms = _median(ds[ds["metric"] == metric])
-            ax.semilogx(ms.index[ms.index > 0], ms.values[ms.index > 0], "o", color=cs[p], mfc="none", ms=3)
+            ax.semilogx(m.index[m.index > 0], m.values[m.index > 0], color=cs[p], label=f"$p$={p}")
+            _band(ax, ds[ds["metric"] == metric], cs[p], log=False)
+            ax.set_xscale("log")
         for k in range(1, p + 1):
             m = _median(d[d["metric"] == f"Q_eig_{k}"])
             axes[2].semilogx(
@@ -69,39 +105,51 @@ def curves(table):
                 m.values[m.index > 0],
                 color=cs[p],
                 lw=0.8,
-                label=f"p={p}" if k == 1 else None,
+                label=f"$p$={p}" if k == 1 else None,
             )
-    for ax, label in zip(axes, ("tr Q", "||ρ||_F", "eigenvalues of Q (ODE)")):
-        ax.set_xlabel("τ")
+    for ax, label in zip(axes, (r"tr $Q$", r"$\|\rho\|_F$", r"eigenvalues of $Q$ (ODE)")):
+        ax.set_xlabel(r"$\tau$")
         ax.set_ylabel(label)
-    axes[0].legend()
+    plotting.legend_outside(axes[2])
     figs["order_parameters"] = fig
     return figs
 
 
 @plotting.draws("quad_escape")
 def escape(table):
-    """F2/F3: tau_esc vs ln N per p* (fits labelled), tau_esc vs p at fixed N, and eps_pl − eps in the window."""
+    """F2/F3: tau_esc vs ln N per p* (seed means ± SE, fitted slopes and the paper's p*/8), tau_esc vs p
+    at fixed N, and eps_pl − eps in the escape window."""
     t = _ok(table, "quad_escape")
     esc = t[t["metric"] == "tau_esc"]
     p_stars = sorted(esc["p_star"].unique())
-    fig, axes = figure(len(p_stars), 1, width=3.2)
+    fig, axes = figure(len(p_stars), 1, width=3.6)
     for ax, p_star in zip(axes, p_stars):
         d = esc[esc["p_star"] == p_star]
         ps = sorted(d["p"].unique())
         for p, c in zip(ps, colors(len(ps))):
-            for method, style in (("ode", "-o"), ("ode_g", "--"), ("sgd", "s")):
-                m = d[(d["p"] == p) & (d["method"] == method)].groupby("N")["value"].median()
+            for method, style in (("ode", "-"), ("ode_g", "--"), ("sgd", "s"), ("xcheck_full", "^")):
+                g = d[(d["p"] == p) & (d["method"] == method)].groupby("N")["value"]
+                m, se = g.mean(), g.std() / np.sqrt(g.count())
                 if m.empty:
                     continue
                 x = np.log(m.index.values.astype(float))
                 f = fit.linear(x, m.values)
-                label = f"{method} p={p}: slope {f['slope']:.3f}" if method != "ode_g" else None
-                ax.plot(x, m.values, style, color=c, ms=3, mfc="none" if method == "sgd" else c, label=label)
-        ax.set_title(f"p* = {p_star} (theory slope {p_star / 8:.3f})")
-        ax.set_xlabel("ln N")
-        ax.set_ylabel("τ_esc")
-        ax.legend(fontsize=5)
+                label = {
+                    "ode": f"ODE $p$={p}: slope {f['slope']:.3f}",
+                    "ode_g": None,
+                    "sgd": f"SGD $p$={p}: slope {f['slope']:.3f}",
+                    "xcheck_full": f"full SGD $p$={p}",
+                }[method]
+                if method in ("sgd", "xcheck_full"):
+                    ax.errorbar(
+                        x, m.values, yerr=se.values, fmt=style, color=c, ms=3, mfc="none", label=label
+                    )
+                else:
+                    ax.plot(x, m.values, style, color=c, lw=1, label=label)
+        ax.set_title(f"$p^*$ = {p_star}: paper slope $p^*/8$ = {p_star / 8:.3f}")
+        ax.set_xlabel(r"$\ln N$ (dashed: ODE at the SGD $g$)")
+        ax.set_ylabel(r"$\tau_{esc}$ (seed mean $\pm$ SE)")
+        plotting.legend_below(ax, ncol=1)
     figs = {"tau_vs_lnN": fig}
 
     fig, (ax,) = figure(1, 1)
@@ -110,14 +158,14 @@ def escape(table):
         d = ode[ode["p_star"] == p_star]
         N_top = d["N"].max()
         m = d[d["N"] == N_top].groupby("p")["value"].median()
-        ax.plot(m.index, m.values, "-o", color=c, label=f"p*={p_star}, N={N_top:.0e}")
-    ax.set_xlabel("p")
-    ax.set_ylabel("τ_esc (ODE)")
-    ax.legend()
+        ax.plot(m.index, m.values, "-o", color=c, label=f"$p^*$={p_star}, $N$={N_top:.0e}")
+    ax.set_xlabel(r"$p$")
+    ax.set_ylabel(r"$\tau_{esc}$ (ODE, seed median)")
+    plotting.legend_outside(ax)
     figs["tau_vs_p"] = fig
 
     traj = t[(t["metric"] == "eps") & (t["method"] == "ode")]
-    fig, axes = figure(len(p_stars), 1, width=3.2)
+    fig, axes = figure(len(p_stars), 1, width=3.4)
     for ax, p_star in zip(axes, p_stars):
         d = traj[traj["p_star"] == p_star]
         if d.empty:
@@ -129,21 +177,24 @@ def escape(table):
             x = d[d["p"] == p]
             m = _median(x)
             gap = x["eps_pl"].iloc[0] - m
-            ax.semilogy(m.index, gap.values, color=c, label=f"p={p}")
+            ax.semilogy(m.index, gap.values, color=c, label=f"$p$={p}")
         tau = np.linspace(0, d["tau"].max(), 50)
-        ax.semilogy(tau, 1e-4 * np.exp(8 / p_star * tau), "k:", lw=0.8, label="∝ exp(8τ/p*)")
+        ax.semilogy(tau, 1e-4 * np.exp(8 / p_star * tau), "k:", lw=0.8, label=r"$\propto e^{8\tau/p^*}$")
         ax.set_ylim(1e-6, 1)
         ax.set_xlim(0, 2.5 * p_star)  # the escape window: tau_esc ≈ (p*/8) ln N ≲ 1.8 p* for N ≤ 1e6
-        ax.set_title(f"ε_pl − ε_g, p*={p_star}, N={N_top:.0e} (ODE)")
-        ax.set_xlabel("τ")
-        ax.legend(fontsize=6)
+        ax.set_title(f"$p^*$={p_star}, $N$={N_top:.0e} (ODE)")
+        ax.set_xlabel(r"$\tau$")
+        ax.set_ylabel(r"$\varepsilon_{pl} - \varepsilon_g$")
+        plotting.legend_below(ax, ncol=3)
     figs["prefactor"] = fig
     return figs
 
 
 @plotting.draws("quad_implicit_bias")
 def implicit_bias(table):
-    """F4: drift of S, drift vs eta (fit), distances to the manifold, final ρ vs s·polar(ρ0)."""
+    """F4: drift of S (ODE, anisotropic control, SGD at several g), the SGD drift vs g (seed medians with
+    their 25–75 % seed band, fitted exponent against the paper's 1/2), distances to the manifold, and
+    the final ρ against s·polar(ρ0)."""
     t = _ok(table, "quad_implicit_bias")
     drift = t[t["metric"] == "drift"]
     pairs = sorted({(int(p), int(ps)) for p, ps in zip(t["p"], t["p_star"])})
@@ -155,36 +206,46 @@ def implicit_bias(table):
             m = _median(d[d["method"] == method])
             m = m[m.index > 0]
             if not m.empty:
+                name = "ODE" if method == "ode" else "ODE, anisotropic $T$"
                 axes[0].loglog(
                     m.index,
                     np.maximum(m.values, 1e-17),
                     style,
                     color=cs[pair],
-                    label=f"{method} (p,p*)={pair}",
+                    label=f"{name} $(p,p^*)$={pair}",
                 )
         sg = d[d["method"] == "sgd"]
         for g in sorted(sg["g"].unique()):
             m = _median(sg[sg["g"] == g])
             axes[0].loglog(m.index[m.index > 0], m.values[m.index > 0], ":", color=cs[pair], lw=0.8)
         final = sg[sg["tau"] == sg.groupby(["g", "seed"])["tau"].transform("max")]
-        mean = final.groupby("g")["value"].median()
-        if len(mean) >= 2:
-            f = fit.power_law(mean.index.values, mean.values)
-            axes[1].loglog(mean.index, mean.values, "o", color=cs[pair])
+        q = final.groupby("g")["value"].quantile([0.25, 0.5, 0.75]).unstack()
+        if len(q) >= 2:
+            f = fit.power_law(q.index.values, q[0.5].values)
+            axes[1].errorbar(
+                q.index, q[0.5], yerr=[q[0.5] - q[0.25], q[0.75] - q[0.5]], fmt="o", color=cs[pair], ms=3
+            )
             axes[1].loglog(
-                mean.index,
-                f["prefactor"] * mean.index.values ** f["slope"],
+                q.index,
+                f["prefactor"] * q.index.values ** f["slope"],
                 "-",
                 color=cs[pair],
-                label=f"(p,p*)={pair}: g^{f['slope']:.2f}",
+                label=f"$(p,p^*)$={pair}: fit $g^{{{f['slope']:.2f}}}$",
             )
-    axes[0].set_xlabel("τ")
-    axes[0].set_ylabel("||S(t) − S(0)||_F")
-    axes[0].legend(fontsize=5)
-    axes[0].set_title("dotted: SGD at several g")
-    axes[1].set_xlabel("g = aη")
-    axes[1].set_ylabel("SGD final drift (seed median)")
-    axes[1].legend()
+            axes[1].loglog(
+                q.index,
+                q[0.5].iloc[0] * (q.index.values / q.index[0]) ** 0.5,
+                "k:",
+                lw=0.8,
+                label=r"paper $\propto \sqrt{\eta}$" if pair == pairs[0] else None,
+            )
+    axes[0].set_xlabel(r"$\tau$")
+    axes[0].set_ylabel(r"$\|S(t) - S(0)\|_F$")
+    axes[0].set_title("dotted: SGD at several $g$ (seed median)")
+    plotting.legend_below(axes[0], ncol=1)
+    axes[1].set_xlabel(r"$g = a\eta$")
+    axes[1].set_ylabel("SGD final drift (median, 25–75 %)")
+    plotting.legend_below(axes[1], ncol=1)
     figs = {"drift": fig}
 
     fig, axes = figure(len(pairs), 1, width=3.0)
@@ -193,10 +254,10 @@ def implicit_bias(table):
         for metric, c in zip(("d_closest", "d_nearest", "d_random"), colors(3)):
             m = _median(d[d["metric"] == metric])
             ax.loglog(m.index[m.index > 0], np.maximum(m.values[m.index > 0], 1e-16), color=c, label=metric)
-        ax.set_title(f"(p, p*) = {pair}, ODE")
-        ax.set_xlabel("τ")
-        ax.set_ylabel("||W − s U W*||²/N")
-        ax.legend()
+        ax.set_title(f"$(p, p^*)$ = {pair}, ODE")
+        ax.set_xlabel(r"$\tau$")
+        ax.set_ylabel(r"$\|W - s U W^*\|^2/N$")
+        plotting.legend_below(ax, ncol=3)
     figs["distances"] = fig
 
     fig, axes = figure(len(pairs), 1, width=3.0)
@@ -208,14 +269,14 @@ def implicit_bias(table):
             if method == "sgd" and not x.empty:
                 g_min = x["g"].min()
                 x, y = x[x["g"] == g_min], y[y["g"] == g_min]
-                method = f"sgd g={g_min:g}"
+                method = f"SGD $g$={g_min:g}"
             ax.plot(x["value"].values, y["value"].values, marker, ms=3, mfc="none", label=method)
         lim = np.abs(d[d["metric"] == "rho_predicted"]["value"]).max()
         ax.plot([-lim, lim], [-lim, lim], "k:", lw=0.8)
-        ax.set_title(f"(p, p*) = {pair}")
-        ax.set_xlabel("s·polar(ρ0) entries")
-        ax.set_ylabel("final ρ entries")
-        ax.legend()
+        ax.set_title(f"$(p, p^*)$ = {pair}")
+        ax.set_xlabel(r"$s\,\mathrm{polar}(\rho_0)$ entries")
+        ax.set_ylabel(r"final $\rho$ entries")
+        plotting.legend_below(ax)
     figs["scatter"] = fig
     return figs
 
@@ -226,7 +287,7 @@ def hessian(table):
     t = table[table["experiment"] == "quad_hessian"]
     eig = t[(t["metric"] == "eigenvalue") & (t["source"] == "autograd")]
     pairs = sorted({(int(p), int(ps)) for p, ps in zip(eig["p"], eig["p_star"])})
-    fig, axes = figure(2, 1, width=3.6)
+    fig, axes = figure(2, 1, width=3.8, height=4.6)
     for ax, state in zip(axes, ("plateau", "solution")):
         for k, (pair, c) in enumerate(zip(pairs, colors(len(pairs)))):
             d = eig[(eig["p"] == pair[0]) & (eig["p_star"] == pair[1]) & (eig["state"] == state)]
@@ -234,15 +295,15 @@ def hessian(table):
                 continue
             x = d["value"].values + 0.01 * k
             ax.vlines(x, 0.8, d["multiplicity"].values, color=c, lw=1)
-            ax.plot(x, d["multiplicity"].values, "o", color=c, ms=3, label=f"(p,p*)={pair}")
+            ax.plot(x, d["multiplicity"].values, "o", color=c, ms=3, label=f"$(p,p^*)$={pair}")
         ax.set_yscale("log")
-        ax.set_xlabel("eigenvalue (V = W/√N)")
+        ax.set_xlabel(r"eigenvalue ($V = W/\sqrt{N}$)")
         ax.set_ylabel("multiplicity")
         ax.set_title(state)
-        ax.legend(fontsize=6)
+    plotting.legend_below(axes[0], ncol=3)
     figs = {"spectra": fig}
 
-    fig, axes = figure(2, 1, width=3.2)
+    fig, axes = figure(2, 1, width=3.4, height=3.4)
     for ax, state in zip(axes, ("plateau", "solution")):
         rows = []
         for pair in pairs:
@@ -253,25 +314,25 @@ def hessian(table):
             rows.append((pair, *analysis.counts(v, m)))  # (negative, zero, positive), as the claims count
         for j, (label, c) in enumerate(zip(("negative", "zero", "positive"), colors(3))):
             ax.plot([r[0][0] for r in rows], [r[1 + j] for r in rows], "-o", color=c, label=label)
-        ax.set_xlabel("p")
+        ax.set_xlabel(r"$p$")
         ax.set_ylabel("count")
-        ax.set_title(f"{state} (p* = {', '.join(sorted({str(r[0][1]) for r in rows}))})")
-        ax.legend()
+        ax.set_title(f"{state} ($p^*$ = {', '.join(sorted({str(r[0][1]) for r in rows}))})")
+        plotting.legend_below(ax, ncol=3)
     figs["counts"] = fig
 
     traj = t[(t["state"] == "trajectory")]
-    fig, axes = figure(2, 1, width=3.2)
+    fig, axes = figure(2, 1, width=3.8, height=4.6)
     for pair, c in zip(pairs, colors(len(pairs))):
         d = traj[(traj["p"] == pair[0]) & (traj["p_star"] == pair[1])]
         for ax, metric in zip(axes, ("lambda_min", "eps")):
             x = d[(d["metric"] == metric) & (d["tau"] > 0)]
-            ax.semilogx(x["tau"], x["value"], color=c, label=f"(p,p*)={pair}")
+            ax.semilogx(x["tau"], x["value"], color=c, label=f"$(p,p^*)$={pair}")
     axes[0].axhline(0, color="k", lw=0.5)
-    axes[0].set_ylabel("λ_min of the Hessian")
-    axes[1].set_ylabel("ε_g")
+    axes[0].set_ylabel(r"$\lambda_{min}$ of the Hessian")
+    axes[1].set_ylabel(r"$\varepsilon_g$")
     axes[1].set_yscale("log")
     for ax in axes:
-        ax.set_xlabel("τ (gradient flow ODE)")
-    axes[0].legend(fontsize=6)
+        ax.set_xlabel(r"$\tau$ (gradient-flow ODE)")
+    plotting.legend_below(axes[0], ncol=3)
     figs["lambda_min"] = fig
     return figs

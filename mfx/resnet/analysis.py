@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy.optimize import least_squares
 
 from mfx import fit
 
@@ -27,6 +28,20 @@ def rms_over_seeds(table, name, metric, by):
     return t.groupby(by)["value"].apply(lambda v: float(np.sqrt(np.mean(v**2)))).reset_index()
 
 
+def rms_se_over_seeds(table, name, metric, by):
+    """`rms_over_seeds` with the standard error of each RMS over reps (delta method: SE(mean v²)
+    / (2·RMS)), for error bars; NaN where a point has a single rep."""
+    t = _last_step(table, name, metric)
+
+    def stats(v):
+        v2 = v.to_numpy(float) ** 2
+        rms = float(np.sqrt(v2.mean()))
+        se = float(v2.std(ddof=1) / np.sqrt(len(v2)) / (2 * rms)) if len(v2) > 1 and rms > 0 else np.nan
+        return pd.Series({"value": rms, "se": se})
+
+    return t.groupby(by)["value"].apply(stats).unstack().reset_index()
+
+
 # --------------------------------------------------------------------- depth / width (fixed D)
 
 
@@ -34,6 +49,39 @@ def two_term_fit(err):
     """err ≈ a/L + b/√(LM) (non-negative, log space) over the rows of `err` (columns L, M, value)."""
     L, M = err["L"].to_numpy(float), err["M"].to_numpy(float)
     return fit.nonneg_sum({"a": 1 / L, "b": 1 / np.sqrt(L * M)}, err["value"].to_numpy(float))
+
+
+def depth_slope(table):
+    """Power-law fit in L of the output error (RMS over reps, step K) at M = 1 (resnet_depth)."""
+    err = rms_over_seeds(table, "resnet_depth", "err_f", ["L", "M"])
+    m1 = err[err["M"] == 1]
+    return fit.power_law(m1["L"], m1["value"])
+
+
+def width_err(table):
+    """resnet_width's output errors (RMS over reps, step K) where L·M ≤ L_ref·M_ref/16."""
+    err = rms_over_seeds(table, "resnet_width", "err_f", ["L", "M", "L_ref", "M_ref"])
+    return err[err["L"] * err["M"] <= err["L_ref"] * err["M_ref"] / 16]
+
+
+def floor_fraction(table):
+    """Share of the a/L term in the fitted error a/L + b/√(LM) at the smallest L and largest M of
+    `width_err` (where the 1/L floor matters most); NaN when the grid has fewer than two L."""
+    err = width_err(table)
+    if err["L"].nunique() < 2:
+        return float("nan")
+    both = two_term_fit(err)
+    L, M = float(err["L"].min()), float(err[err["L"] == err["L"].min()]["M"].max())
+    floor = both["a"] / L
+    return floor / (floor + both["b"] / np.sqrt(L * M))
+
+
+def width_slope(table):
+    """(power-law fit in M at the largest L of `width_err`, that L, number of points)."""
+    err = width_err(table)
+    L_max = err["L"].max() if len(err) else float("nan")
+    big = err[err["L"] == L_max]
+    return fit.power_law(big["M"], big["value"]), L_max, len(big)
 
 
 # ------------------------------------------------------------------------------------ D sweep
@@ -53,12 +101,82 @@ def dim_fits(table, metric="err_h"):
 # --------------------------------------------------------------------------------- lazy (alpha)
 
 
+LAZY_ALPHA_MIN = 1.0  # the feature-movement and tangent-model fits: alpha ≥ 1 (lazy side)
+
+
 def lazy_fits(table):
     mean = {}
     for metric in ("local_update", "lin_dist", "tangent_dist"):
         t = _last_step(table, "resnet_lazy", metric)
-        mean[metric] = t.groupby("alpha")["value"].mean().reset_index()
+        t = t[t["alpha"] >= LAZY_ALPHA_MIN]
+        g = t.groupby("alpha")["value"]
+        mean[metric] = g.mean().reset_index().assign(se=g.sem().to_numpy())
     return {k: fit.power_law(v["alpha"], v["value"]) for k, v in mean.items()}, mean
+
+
+LIMIT_INITS = ("iid", "paired")
+LIMIT_ALPHA_MIN = 0.5  # below it the net is in the feature-learning regime: its distance saturates
+LIMIT_ALPHA_MAX = 0.5  # the law holds for alpha ≪ √(LM): fitted up to alpha ≤ 0.5·√(LM)
+
+
+def lazy_limit(table, init):
+    """Distance to the tangent mean ODE limit at step K, RMS over reps, for one init: columns
+    LM, alpha, value — only the alpha window LIMIT_ALPHA_MIN ≤ alpha ≤ LIMIT_ALPHA_MAX·√(LM)."""
+    t = _last_step(table, "resnet_lazy", "lim_dist")
+    if "init" in t:
+        t = t[t["init"] == init]
+    err = t.assign(LM=t["L"] * t["M"]).groupby(["LM", "alpha"])["value"]
+    err = err.apply(lambda v: float(np.sqrt(np.mean(v**2)))).reset_index()
+    return err[(err["alpha"] >= LIMIT_ALPHA_MIN) & (err["alpha"] <= LIMIT_ALPHA_MAX * np.sqrt(err["LM"]))]
+
+
+def lazy_limit_fit(table, init="iid"):
+    """Fit err(alpha, LM) = A_LM·alpha^p + B_LM·alpha^q (log space; p, q shared, A, B per L·M) to
+    `lazy_limit`: p is the falling exponent (−1 in Theorem 2), q the rising one (+1, the
+    alpha/√(LM) term), alpha*_LM = (−p A/(q B))^{1/(q−p)} the optimum of each size and r the
+    slope of log alpha* in log(LM) (1/4 when p = −1, q = 1).
+
+    Returns {"p", "q", "r", "alpha_star": DataFrame(LM, alpha_star), "n": points, "sizes"} (NaN
+    values when the window holds fewer than 2 sizes with ≥ 3 alphas each)."""
+    err = lazy_limit(table, init)
+    sizes = [LM for LM, g in err.groupby("LM") if len(g) >= 3]
+    err = err[err["LM"].isin(sizes)]
+    nan = float("nan")
+    out = {"p": nan, "q": nan, "r": nan, "n": len(err), "sizes": len(sizes)}
+    out["alpha_star"] = pd.DataFrame({"LM": sizes, "alpha_star": [nan] * len(sizes)})
+    if len(sizes) < 2:
+        return out
+    idx = err["LM"].map({LM: i for i, LM in enumerate(sizes)}).to_numpy()
+    a, y, G = err["alpha"].to_numpy(float), np.log(err["value"].to_numpy(float)), len(sizes)
+
+    def residual(x):
+        A, B = np.exp(x[2 : 2 + G]), np.exp(x[2 + G :])
+        return np.log(A[idx] * a ** x[0] + B[idx] * a ** x[1]) - y
+
+    start = np.r_[-1.0, 1.0, np.full(G, np.log(0.05)), np.full(G, np.log(0.02))]
+    sol = least_squares(residual, start, bounds=([-4, 0, *[-30] * 2 * G], [0, 4, *[10] * 2 * G]))
+    p, q = sol.x[:2]
+    A, B = np.exp(sol.x[2 : 2 + G]), np.exp(sol.x[2 + G :])
+    star = (-p * A / (q * B)) ** (1 / (q - p)) if q > 0 > p else np.full(G, nan)
+    out.update(p=float(p), q=float(q), alpha_star=pd.DataFrame({"LM": sizes, "alpha_star": star}))
+    out["A"], out["B"] = A, B
+    if len(sizes) >= 2:
+        out["r"] = fit.power_law(np.asarray(sizes, float), star)["slope"]
+    return out
+
+
+def paired_slope(table):
+    """Power-law slope in alpha of the paired-init distance to the limit over alpha ≥ 2 in the
+    window, pooled over sizes with one intercept per L·M (flat: no alpha/√(LM) term)."""
+    err = lazy_limit(table, "paired")
+    err = err[err["alpha"] >= 2]
+    err = err[err.groupby("LM")["alpha"].transform("size") >= 2]
+    if err["LM"].nunique() < 1 or len(err) < 3:
+        return float("nan"), len(err)
+    dummies = pd.get_dummies(err["LM"]).to_numpy(float)
+    A = np.column_stack([np.log(err["alpha"].to_numpy(float)), dummies])
+    coef, *_ = np.linalg.lstsq(A, np.log(err["value"].to_numpy(float)), rcond=None)
+    return float(coef[0]), len(err)
 
 
 # ----------------------------------------------------------------------------------- phase
@@ -74,4 +192,4 @@ def phase_exponents(table):
     for gamma, g in fitted.groupby("gamma"):
         f = fit.power_law(g["D"], g["value"])
         rows.append({"gamma": gamma, "exponent": f["slope"], "se": f.se["slope"], "r2": f.r2, "n": f.n})
-    return pd.DataFrame(rows), mean
+    return pd.DataFrame(rows, columns=["gamma", "exponent", "se", "r2", "n"]), mean

@@ -1,4 +1,9 @@
-"""Figures of the ResNet experiments, from collected tables (fits only; no physics here)."""
+"""Figures of the ResNet experiments, from collected tables (fits only; no physics here).
+
+Each figure draws what its claims measure, with the fit of `mfx.resnet.analysis` exactly as the
+claim evaluates it: the fitted slope and the paper's slope, both labelled; error bars are the
+standard errors of the RMS (or mean) over reps; legends sit outside the data.
+"""
 
 from __future__ import annotations
 
@@ -9,109 +14,204 @@ from mfx import fit, plotting
 from mfx.resnet import analysis  # the fits used by the claims, drawn as they are evaluated
 
 
-def _error_panels(table, name, x, curve):
-    fig, axes = plotting.figure(2, 1, height=3.0)
+def _paper_line(ax, x, y0, x0, slope, label, color="k"):
+    """A dotted line of the paper's slope through (x0, y0), over the range of x."""
+    xs = np.geomspace(min(x), max(x), 20)
+    ax.loglog(xs, y0 * (xs / x0) ** slope, ":", color=color, lw=1.0, label=label)
+
+
+def _log_ticks(ax, ticks):
+    ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def _error_panels(table, name, x, curve, slope_fit, slope_at):
+    """Error vs `x`, one curve per `curve`, with the two-term fit; the claim's slope fit (at
+    `curve` = slope_at) and the paper's −1/2 drawn on the output panel."""
+    fig, axes = plotting.figure(1, 2, width=4.6, height=2.8)
     for ax, metric, label in zip(
         axes, ("err_f", "err_h"), ("RMS output error", "RMS error of $h_L$ (per coord.)")
     ):
-        err = analysis.rms_over_seeds(table, name, metric, ["L", "M"])
+        err = analysis.rms_se_over_seeds(table, name, metric, ["L", "M"])
         both = analysis.two_term_fit(err)
         curves = sorted(err[curve].unique())
         for c, value in zip(plotting.colors(len(curves)), curves):
             e = err[err[curve] == value].sort_values(x)
-            ax.loglog(e[x], e["value"], "*", color=c, label=f"{curve} = {value:g}")
+            ax.errorbar(e[x], e["value"], yerr=e["se"], fmt="*", color=c, label=f"${curve}$ = {value:g}")
             xs = np.geomspace(e[x].min(), e[x].max(), 50)
             L = xs if x == "L" else np.full_like(xs, value)
             M = xs if x == "M" else np.full_like(xs, value)
-            ax.loglog(xs, fit.evaluate(both, {"a": 1 / L, "b": 1 / np.sqrt(L * M)}), "-", color=c, lw=0.8)
-        ax.set_title(f"lines: {both['a']:.2g}/L + {both['b']:.2g}/√(LM), R²={both.r2:.2f}", fontsize=7)
-        ticks = sorted(err[x].unique())
-        ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
-        ax.xaxis.set_minor_formatter(NullFormatter())
-        ax.set_xlabel(x)
-        ax.set_ylabel(label + " at step K")
-        ax.legend(loc="lower left", fontsize=6)
+            ax.plot(xs, fit.evaluate(both, {"a": 1 / L, "b": 1 / np.sqrt(L * M)}), "-", color=c, lw=0.8)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.plot([], [], "-", color="0.4", lw=0.8, label=f"${both['a']:.2g}/L + {both['b']:.2g}/\\sqrt{{LM}}$")
+        if metric == "err_f" and slope_at is not None:
+            e = err[err[curve] == slope_at].sort_values(x)
+            if len(e) >= 2:
+                xs = e[x].to_numpy(float)
+                ax.plot(
+                    xs,
+                    slope_fit["prefactor"] * xs ** slope_fit["slope"],
+                    "--",
+                    color="C3",
+                    lw=1.0,
+                    label=f"fit at ${curve}$ = {slope_at:g}: slope {slope_fit['slope']:.2f}",
+                )
+                _paper_line(ax, xs, e["value"].iloc[0] * 1.6, xs[0], -0.5, "paper: slope $-1/2$")
+        ax.set_title(f"$R^2$ of the two-term fit = {both.r2:.2f}")
+        _log_ticks(ax, sorted(err[x].unique()))
+        ax.set_xlabel(f"${x}$")
+        ax.set_ylabel(label + " at step $K$")
+        plotting.legend_outside(ax)
     return fig
 
 
 @plotting.draws("resnet_depth")
 def depth(table):
-    return {"error_vs_L": _error_panels(table, "resnet_depth", "L", "M")}
+    return {"error_vs_L": _error_panels(table, "resnet_depth", "L", "M", analysis.depth_slope(table), 1)}
 
 
 @plotting.draws("resnet_width")
 def width(table):
-    return {"error_vs_M": _error_panels(table, "resnet_width", "M", "L")}
+    slope, L_max, _ = analysis.width_slope(table)
+    return {"error_vs_M": _error_panels(table, "resnet_width", "M", "L", slope, L_max)}
 
 
 @plotting.draws("resnet_dim")
 def dim(table):
-    fig, axes = plotting.figure(2, 1)
+    fig, axes = plotting.figure(1, 2, width=4.6, height=2.8)
     slope, both, fitted = analysis.dim_fits(table)
     err = analysis.rms_over_seeds(table, "resnet_dim", "err_h", ["L", "M", "D"]).sort_values("D")
     ax = axes[0]
     metrics = (
         ("err_h", "all coordinates"),
-        ("err_h_perp", "⊥ span W_U"),
-        ("err_h_span", "span W_U (read out)"),
+        ("err_h_perp", "$\\perp$ span $W_U$"),
+        ("err_h_span", "span $W_U$ (read out)"),
     )
     for (metric, label), marker in zip(metrics, ("*", "v", "^")):
-        e = analysis.rms_over_seeds(table, "resnet_dim", metric, ["D"]).sort_values("D")
-        ax.loglog(e["D"], e["value"], marker, label=label)
+        e = analysis.rms_se_over_seeds(table, "resnet_dim", metric, ["D"]).sort_values("D")
+        ax.errorbar(e["D"], e["value"], yerr=e["se"], fmt=marker, label=label)
     L, M = float(err["L"].iloc[0]), float(err["M"].iloc[0])
     D = np.geomspace(fitted["D"].min(), fitted["D"].max(), 50)
-    ax.loglog(
+    ax.plot(
         D,
         fit.evaluate(both, {"a": 1 / L, "b": np.sqrt(D / (L * M))}),
         "-",
         lw=0.8,
-        label=f"{both['a']:.2g}/L + {both['b']:.2g}√(D/LM) (R²={both.r2:.2f}); slope {slope['slope']:.2f}",
+        label=f"${both['a']:.2g}/L + {both['b']:.2g}\\sqrt{{D/LM}}$ ($R^2$ = {both.r2:.2f})",
     )
-    ax.set_ylabel("RMS error of $h_L$ per coordinate, step K")
-    e = analysis.rms_over_seeds(table, "resnet_dim", "err_f", ["D"]).sort_values("D")
-    axes[1].loglog(e["D"], e["value"], "*", label="measured")
-    axes[1].set_ylabel("RMS output error, step K")
+    ax.plot(
+        D,
+        slope["prefactor"] * D ** slope["slope"],
+        "--",
+        color="C3",
+        lw=1.0,
+        label=f"fit: slope {slope['slope']:.2f}",
+    )
+    _paper_line(ax, D, slope["prefactor"] * D[0] ** slope["slope"] * 1.6, D[0], 0.5, "paper: slope $+1/2$")
+    ax.set_ylabel("RMS error of $h_L$ per coordinate, step $K$")
+    e = analysis.rms_se_over_seeds(table, "resnet_dim", "err_f", ["D"]).sort_values("D")
+    axes[1].errorbar(e["D"], e["value"], yerr=e["se"], fmt="*", label="measured")
+    axes[1].set_ylabel("RMS output error, step $K$")
     for ax in axes:
-        ax.set_xlabel("D")
-        ax.set_title(f"L = {L:g}, M = {M:g}")
-        ax.legend()
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        _log_ticks(ax, sorted(err["D"].unique()))
+        ax.set_xlabel("$D$")
+        ax.set_title(
+            f"$L$ = {L:g}, $M$ = {M:g}; fit over {fitted['D'].min():g} ≤ $D$ ≤ {fitted['D'].max():g}"
+        )
+        plotting.legend_outside(ax)
     return {"error_vs_D": fig}
 
 
 @plotting.draws("resnet_lazy")
 def lazy(table):
     fits, mean = analysis.lazy_fits(table)
-    fig, axes = plotting.figure(2, 1)
+    fig, axes = plotting.figure(2, 2, width=4.2, height=2.8)
     panels = {
-        "local_update": "local feature movement RMS $\\langle\\Delta u, h\\rangle/D$",
-        "lin_dist": "RMS distance to the linearised model",
+        "local_update": ("RMS local update $\\langle\\Delta u, h\\rangle/D$", -1.0),
+        "lin_dist": ("RMS dist. to linearised model", -1.0),
     }
-    for ax, (metric, ylabel) in zip(axes, panels.items()):
+    for ax, (metric, (ylabel, paper)) in zip(axes, panels.items()):
         shown = ("lin_dist", "tangent_dist") if metric == "lin_dist" else (metric,)
         for name, color in zip(shown, ("C0", "C1")):
             m, f = mean[name], fits[name]
             label = {"lin_dist": "blockwise (tangent ODE)", "tangent_dist": "full tangent model"}.get(
                 name, "measured"
             )
-            ax.loglog(m["alpha"], m["value"], "*", color=color, label=label)
-            ax.loglog(
+            ax.errorbar(m["alpha"], m["value"], yerr=m["se"], fmt="*", color=color, label=label)
+            ax.plot(
                 m["alpha"],
                 f["prefactor"] * m["alpha"] ** f["slope"],
                 "-",
                 color=color,
                 lw=0.8,
-                label=f"fit α^{f['slope']:.2f}",
+                label=f"fit: $\\alpha^{{{f['slope']:.2f}}}$",
             )
-        ax.set_xlabel("alpha")
-        ax.set_ylabel(ylabel + " at step K")
-        ax.legend()
+        m = mean[metric]
+        bound = "paper: $\\alpha^{-1}$" if metric == "local_update" else "paper bound: $\\alpha^{-1}$"
+        _paper_line(ax, m["alpha"], m["value"].iloc[0] * 1.6, m["alpha"].iloc[0], paper, bound)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        _log_ticks(ax, sorted(m["alpha"].unique()))
+        ax.set_xlabel("$\\alpha$")
+        ax.set_ylabel(ylabel + " at step $K$")
+        plotting.legend_outside(ax)
+    _limit_panels(table, axes[2], axes[3])
     return {"lazy": fig}
+
+
+def _limit_panels(table, ax, ax_star):
+    """Distance to the tangent mean ODE limit vs alpha (i.i.d.: filled, with the fitted law;
+    paired: open) for each size, and the fitted optimum alpha* vs L·M against (LM)^{1/4}."""
+    law = analysis.lazy_limit_fit(table)
+    iid, paired = analysis.lazy_limit(table, "iid"), analysis.lazy_limit(table, "paired")
+    sizes = sorted(iid["LM"].unique())
+    for c, LM in zip(plotting.colors(len(sizes)), sizes):
+        e, p = iid[iid["LM"] == LM], paired[paired["LM"] == LM]
+        ax.loglog(e["alpha"], e["value"], "o", color=c, label=f"$LM$ = {LM:g}")
+        ax.loglog(p["alpha"], p["value"], "o", mfc="none", color=c)
+        k = list(law["alpha_star"]["LM"]).index(LM) if LM in list(law["alpha_star"]["LM"]) else None
+        if k is not None and "A" in law:
+            a = np.geomspace(e["alpha"].min(), e["alpha"].max(), 50)
+            ax.loglog(a, law["A"][k] * a ** law["p"] + law["B"][k] * a ** law["q"], "-", color=c, lw=0.8)
+    ax.plot([], [], "o", mfc="none", color="0.4", label="paired init")
+    ax.plot(
+        [],
+        [],
+        "-",
+        color="0.4",
+        lw=0.8,
+        label=f"fit $A\\alpha^{{{law['p']:.2f}}} + B\\alpha^{{{law['q']:.2f}}}$",
+    )
+    ax.set_xlabel("$\\alpha$  (window $1/2 \\leq \\alpha \\leq \\sqrt{LM}/2$)")
+    ax.set_ylabel("RMS distance to the tangent limit")
+    ax.set_title("paper: $O(1/\\alpha + 1/L + \\alpha/\\sqrt{LM})$")
+    plotting.legend_outside(ax)
+    star = law["alpha_star"]
+    ax_star.loglog(star["LM"], star["alpha_star"], "*", color="C0", label="fitted $\\alpha^*$")
+    if len(star) >= 2 and np.isfinite(law["r"]):
+        LM = star["LM"].to_numpy(float)
+        f = fit.power_law(LM, star["alpha_star"])
+        ax_star.loglog(
+            LM,
+            f["prefactor"] * LM ** f["slope"],
+            "-",
+            color="C0",
+            lw=0.8,
+            label=f"fit: $(LM)^{{{f['slope']:.2f}}}$",
+        )
+        _paper_line(ax_star, LM, star["alpha_star"].iloc[0] * 1.3, LM[0], 0.25, "paper: $(LM)^{1/4}$")
+    ax_star.set_xlabel("$L \\cdot M$")
+    ax_star.set_ylabel("optimal $\\alpha^*$")
+    plotting.legend_outside(ax_star)
 
 
 @plotting.draws("resnet_phase")
 def phase(table):
     exps, mean = analysis.phase_exponents(table)
-    fig, (ax_heat, ax_exp) = plotting.figure(2, 1)
+    fig, (ax_heat, ax_exp) = plotting.figure(2, 1, width=3.6)
     grid = mean.pivot(index="gamma", columns="D", values="value")
     mesh = ax_heat.pcolormesh(
         np.arange(grid.shape[1] + 1), np.arange(grid.shape[0] + 1), np.log10(grid.to_numpy()), cmap="viridis"
@@ -119,26 +219,21 @@ def phase(table):
     ax_heat.set_xticks(np.arange(grid.shape[1]) + 0.5, [f"{d:g}" for d in grid.columns])
     ax_heat.set_yticks(np.arange(grid.shape[0]) + 0.5, [f"{g:g}" for g in grid.index])
     ax_heat.grid(False)
-    ax_heat.set_xlabel("D")
-    ax_heat.set_ylabel("gamma (residual scale $D^\\gamma/(LM)$)")
-    fig.colorbar(mesh, ax=ax_heat, label="log10 median |local update|")
+    ax_heat.set_xlabel("$D$")
+    ax_heat.set_ylabel("$\\gamma$ (residual scale $D^\\gamma/(LM)$)")
+    fig.colorbar(mesh, ax=ax_heat, label="$\\log_{10}$ median |local update|")
     gamma_star = fit.zero_crossing(exps["gamma"], exps["exponent"])
-    ax_exp.errorbar(exps["gamma"], exps["exponent"], yerr=exps["se"], fmt="*-", lw=0.8, label="exponent in D")
+    ax_exp.errorbar(
+        exps["gamma"], exps["exponent"], yerr=exps["se"], fmt="*-", lw=0.8, label="exponent in $D$"
+    )
     ax_exp.axhline(0, color="k", lw=0.5)
-    ax_exp.axvline(gamma_star, color="C3", lw=0.8, label=f"γ* = {gamma_star:.2f}")
+    ax_exp.axvline(gamma_star, color="C3", lw=0.8, label=f"measured $\\gamma^*$ = {gamma_star:.2f}")
+    ax_exp.axvline(0.5, color="k", ls=":", lw=1.0, label="paper: $\\gamma^* = 1/2$")
     # Regions named by the measured crossing: exponent > 0 below γ*, < 0 above (lazy).
     lo, hi = exps["gamma"].min(), exps["gamma"].max()
     ax_exp.axvspan(lo, gamma_star, color="C0", alpha=0.06, lw=0)
     ax_exp.axvspan(gamma_star, hi, color="C1", alpha=0.06, lw=0)
-    for x, name in (
-        ((lo + gamma_star) / 2, "subcritical\n(as σ_v = 0)"),
-        (gamma_star, "MLU"),
-        ((gamma_star + hi) / 2, "lazy"),
-    ):
-        ax_exp.annotate(
-            name, (x, 0.02), xycoords=("data", "axes fraction"), ha="center", va="bottom", fontsize=7
-        )
-    ax_exp.set_xlabel("gamma")
-    ax_exp.set_ylabel("exponent of the local update in D")
-    ax_exp.legend(loc="upper right")
+    ax_exp.set_xlabel("$\\gamma$  (subcritical | MLU at $\\gamma^*$ | lazy)")
+    ax_exp.set_ylabel("exponent of the local update in $D$")
+    plotting.legend_below(ax_exp, ncol=2)
     return {"phase": fig}

@@ -31,6 +31,16 @@ TRAIN = ("qkv", "qk", "v")
 V_INIT = ("gauss", "zero")
 
 
+def residual_scale(L: int, H: int) -> float:
+    """1/(L·H): Euler step 1/L in depth times the mean over the H heads (science §1.3)."""
+    return 1.0 / (L * H)
+
+
+def learning_rate(eta: float, L: int, H: int) -> float:
+    """η·L·H: GD on the L·H particles in flow time t = k·η (science §2.2)."""
+    return eta * L * H
+
+
 def init_params(
     L: int,
     H: int,
@@ -99,7 +109,7 @@ def forward(
     N = X.shape[-3]
     X = X.expand(S, *X.shape[-3:])
     q = q0.to(X).expand(S, N, d)
-    scale = 1.0 / (L * H)
+    scale = residual_scale(L, H)
     A = beta * torch.einsum("slhka,slhkb->slhab", K, Q)
     # unbind once: indexing A[:, l] inside the loop would make the backward O(L²)
     for l, (A_l, V_l) in enumerate(zip(A.unbind(1), V.unbind(1))):
@@ -145,7 +155,7 @@ def train(
     carried along (the caller marks them diverged), never raised.
     """
     L, H = Q.shape[1], Q.shape[2]
-    lr = eta * L * H
+    lr = learning_rate(eta, L, H)
     record = set(range(steps + 1) if record is None else record)
     trained = {"qkv": (True, True, True), "qk": (True, True, False), "v": (False, False, True)}[train]
     params = [p.detach().clone().requires_grad_(t) for p, t in zip((Q, K, V), trained)]

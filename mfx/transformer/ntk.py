@@ -4,6 +4,30 @@ Empirical NTK of one seed: K = L·H · J Jᵀ with J = ∂ŷ/∂θ [N·d, P] (to
 parameter blocks: K_V from the value matrices, K_QK from the query and key matrices, K = K_V + K_QK.
 The L·H factor makes K the kernel of the flow in time t = k·η (dŷ/dt = −K (ŷ − y)/N), finite as L, H → ∞.
 
+Which block carries the paper's condition (issue 13 §3).  At one layer the query's output is
+
+    ŷ_i = q0 + (1/H) Σ_h V_h ∇Λ_i(z_h),   z_h = A_h q0,  A_h = β K_hᵀ Q_h,
+
+with Λ_i the log-sum-exp of cloud i (its empirical log-MGF).  Differentiating head by head:
+
+- V block: ∂ŷ_i/∂V_h = (1/H) I ⊗ ∇Λ_i(z_h)ᵀ, so
+      K_V[(i,a),(j,b)] = δ_ab (1/H) Σ_h ⟨∇Λ_i(z_h), ∇Λ_j(z_h)⟩,
+  the Gram of the gradients ∇Λ_i over the heads' tilts.  A null vector c ⊗ e_a needs
+  Σ_i c_i ∇Λ_i ≡ 0, i.e. Σ_i c_i Λ_i constant: K_V is injective iff the Λ_i are independent
+  modulo CONSTANTS.  Translates (Λ_2 = Λ_1 + ⟨b, z⟩) are not: their difference has gradient b ≠ 0.
+- QK block: dz_h = β(δK_hᵀ Q_h q0 + K_hᵀ δQ_h q0) and ∂ŷ_i/∂z_h = (1/H) V_h ∇²Λ_i(z_h), so
+      K_QK[i, j] = (1/H) Σ_h V_h ∇²Λ_i(z_h) G_h ∇²Λ_j(z_h) V_hᵀ,
+      G_h = β² (|Q_h q0|² I + |q0|² K_hᵀ K_h)   (positive definite),
+  the Gram of the Hessians ∇²Λ_i.  A vector (c_i w)_i with Σ_i c_i ∇²Λ_i ≡ 0, i.e. Σ_i c_i Λ_i
+  AFFINE, is null: K_QK is injective only if the Λ_i are independent modulo AFFINE functions —
+  the paper's condition (its "log-sum-exp functions modulo affine functions" are these Λ_i).
+
+So in mfx's model (values V·y, no output matrix, query readout) the paper's condition names the
+attention (query–key) block; the value block only needs independence modulo constants, a weaker
+requirement that the full kernel K = K_V + K_QK inherits.  `tests/transformer/test_ntk.py` checks
+both formulas against the autograd kernels and the null vector of translates.  At depth L > 1 the
+tokens move before later layers attend, and these statements hold at first order in the movement.
+
 Closed-form Gram (the paper's condition, population level, §3.4): F[m, i] = Λ_{μ_i}(z_m) at z_m ~ ν;
 regress every column on the affine functions [1, z], keep the residual R [M, N]; G = RᵀR / M.  λ_min(G)
 = 0 iff some Σ c_i Λ_i is affine on the support of ν, i.e. the NTK injectivity condition fails.

@@ -81,3 +81,34 @@ def test_sgd_follows_matched_ode_on_the_plateau():
     assert window.sum() >= 2
     np.testing.assert_allclose(eps_sgd[window], eps_ode[window], rtol=0.05)
     assert eps_ode[window].mean() == pytest.approx(model.plateau(p, T, a, a_star)[1], rel=0.05)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_inputs_drawn_in_place_and_in_pieces_are_one_draw_per_chunk_bitwise(dtype):
+    """sgd draws each chunk of `chunk_steps` steps in pieces of PIECE steps into a reused buffer: the
+    numbers are exactly those of one torch.randn per chunk and seed (the former torch.stack draw)."""
+    for N, n_chunk in [(20, 50), (64, 37), (1000, 1024), (3000, 349)]:
+        seeds = [3, 8]
+        gens = [runtime.generator(s, "quadratic", "sgd", "x") for s in seeds]
+        ref = torch.stack([torch.randn((n_chunk, N), generator=g, dtype=dtype) for g in gens])
+        gens = [runtime.generator(s, "quadratic", "sgd", "x") for s in seeds]
+        buf = torch.empty((2, sgd.PIECE, N), dtype=dtype)
+        pieces = []
+        for i in range(0, n_chunk, sgd.PIECE):
+            m = min(sgd.PIECE, n_chunk - i)
+            pieces.append(sgd._draw_into(buf[:, :m], gens).clone())
+        assert torch.equal(torch.cat(pieces, dim=1), ref)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_sgd_runs_on_the_device_of_its_weights():
+    N, p, p_star, seeds = 500, 3, 2, [0, 1]
+    a, a_star = model.readout_scales(p, p_star, "mean")
+    W0 = model.student_weights(N, p, seeds, dtype=torch.float32).cuda()
+    Ws = model.teacher_weights(N, p_star, seeds, dtype=torch.float32).cuda()
+    steps = sgd.log_grid(N, 5.0, per_decade=5)
+    out = sgd.simulate(W0, Ws, seeds, a, a_star, 0.3, steps, Delta=0.1, stop=lambda rho, Q: False)
+    alone = sgd.simulate(W0[1:], Ws[1:], seeds[1:], a, a_star, 0.3, steps, Delta=0.1)
+    assert isinstance(out["Q"], np.ndarray) and np.isfinite(out["Q"]).all()
+    np.testing.assert_allclose(out["Q"][:, 1], alone["Q"][:, 0], rtol=1e-4)
+    assert out["Q"][-1].trace(axis1=-2, axis2=-1).mean() < out["Q"][0].trace(axis1=-2, axis2=-1).mean()

@@ -214,3 +214,79 @@ def test_paired_units_give_identity_network_at_init():
     _, h_L, cache = model.forward(W_E, W_U, U, V, X, 5.0)
     torch.testing.assert_close(h_L, cache.h[0], rtol=0, atol=1e-13)
     torch.testing.assert_close(U[:, :, :2], U[:, :, 2:], rtol=0, atol=0)
+
+
+def _both_paths(monkeypatch, fn):
+    """fn() on the compiled path and on the torch path (model.FAST off)."""
+    fast = fn()
+    monkeypatch.setattr(model, "FAST", False)
+    slow = fn()
+    monkeypatch.setattr(model, "FAST", True)
+    return fast, slow
+
+
+needs_numba = pytest.mark.skipif(not model.FAST, reason="numba not installed: torch path only")
+
+
+@needs_numba
+@pytest.mark.parametrize("sigma", ["tanh", "relu", "sin"])
+@pytest.mark.parametrize("D", [4, 6])  # 1/D folded into the weights is exact only for D = 2^k
+def test_compiled_train_equals_torch_path(monkeypatch, sigma, D):
+    W_E, W_U, U, V, X, Y = _setup(L=7, M=3, D=D)
+    fast, slow = _both_paths(
+        monkeypatch, lambda: model.train(W_E, W_U, U, V, X, Y, 1.7, 0.6, K=4, sigma=sigma)
+    )
+    for key in ("f", "h_L", "loss", "U", "V"):
+        torch.testing.assert_close(fast[key], slow[key], rtol=1e-12, atol=1e-13)
+
+
+@needs_numba
+def test_compiled_forward_cache_equals_torch_path(monkeypatch):
+    W_E, W_U, U, V, X, Y = _setup(L=5, M=3, D=4)
+    (f, h_L, c), (f0, h0, c0) = _both_paths(monkeypatch, lambda: model.forward(W_E, W_U, U, V, X, 1.3, "sin"))
+    torch.testing.assert_close(f, f0, rtol=0, atol=1e-13)
+    torch.testing.assert_close(h_L, h0, rtol=0, atol=1e-13)
+    for name in ("h", "P", "A"):
+        torch.testing.assert_close(
+            torch.stack(getattr(c, name)), torch.stack(getattr(c0, name)), rtol=0, atol=1e-13
+        )
+    lin = _both_paths(
+        monkeypatch, lambda: model.train_tangent(W_E, W_U, U, V, X, Y, 1.3, 0.5, K=3, sigma="sin")
+    )
+    torch.testing.assert_close(lin[0]["f"], lin[1]["f"], rtol=0, atol=1e-13)
+    loc = _both_paths(monkeypatch, lambda: model.local_updates(W_E, W_U, U, U + 0.1 * V, V, X, 1.3))
+    torch.testing.assert_close(loc[0], loc[1], rtol=0, atol=1e-13)
+
+
+@needs_numba
+def test_compiled_step_float32_and_fallbacks(monkeypatch):
+    W_E, W_U, U, V, X, Y = (t.float() for t in _setup(L=6, M=4, D=8))
+    fast, slow = _both_paths(monkeypatch, lambda: model.train(W_E, W_U, U, V, X, Y, 1.0, 0.5, K=3))
+    assert fast["f"].dtype == torch.float32
+    torch.testing.assert_close(fast["f"], slow["f"], rtol=1e-4, atol=1e-5)
+    torch.testing.assert_close(fast["U"], slow["U"], rtol=1e-4, atol=1e-4)
+    # non-contiguous U, V (updated in place) and autograd inputs take the torch path
+    W_E, W_U, U, V, X, Y = _setup(L=3, M=2, D=4)
+    U_nc, V_nc = (
+        U.transpose(2, 3).contiguous().transpose(2, 3),
+        V.transpose(2, 3).contiguous().transpose(2, 3),
+    )
+    U_c, V_c = U.clone(), V.clone()
+    model.gd_step(W_E, W_U, U_nc, V_nc, X, Y)
+    model.gd_step(W_E, W_U, U_c, V_c, X, Y)
+    torch.testing.assert_close(U_nc, U_c, rtol=0, atol=1e-13)
+    U_g = U.clone().requires_grad_()
+    f, _, _ = model.forward(W_E, W_U, U_g, V, X, 1.0)
+    assert f.requires_grad
+
+
+def test_numpy_baseline_of_the_benchmark_equals_gd_step():
+    """The benchmark's numpy baseline (per rep, per layer, hand-written backward) is mfx's step."""
+    from benchmarks.bench_resnet import numpy_gd_step
+
+    W_E, W_U, U, V, X, Y = _setup(L=9, M=4, D=8, N=6, d_in=5, d_out=5)
+    U_np, V_np = U.numpy().copy(), V.numpy().copy()
+    numpy_gd_step(W_E.numpy(), W_U.numpy(), U_np, V_np, X.numpy(), Y.numpy(), alpha=1.4, eta=0.8)
+    model.gd_step(W_E, W_U, U, V, X, Y, alpha=1.4, eta=0.8)
+    torch.testing.assert_close(torch.from_numpy(U_np), U, rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(torch.from_numpy(V_np), V, rtol=1e-12, atol=1e-12)

@@ -4,21 +4,92 @@ import pandas as pd
 from mfx.transformer import analysis
 
 
-def test_limit_summary_averages_seeds_per_grid_point_and_ignores_failed_jobs():
+def _limit_table(a=0.6, b=0.5, L_ref=32, Ls=(4, 8, 16), Hs=(1, 4, 16, 64), seeds=8):
+    """Synthetic E1 rows that follow the law exactly: depth a·x, width ±b/√(LH) (RMS over seeds b/√(LH))."""
     E = "transformer_limit"
-    table = pd.DataFrame(
+    rows = []
+    for L in Ls:
+        x = 1 / L - 1 / L_ref
+        for H in Hs:
+            rows.append(
+                {
+                    "experiment": E,
+                    "status": "ok",
+                    "L": L,
+                    "H": H,
+                    "L_ref": L_ref,
+                    "metric": "err_depth",
+                    "value": a * x,
+                }
+            )
+            for s in range(seeds):
+                mc = b / np.sqrt(L * H)
+                rows.append(
+                    {
+                        "experiment": E,
+                        "status": "ok",
+                        "L": L,
+                        "H": H,
+                        "L_ref": L_ref,
+                        "seed": s,
+                        "metric": "err_mc",
+                        "value": mc,
+                    }
+                )
+                tot = np.sqrt((a * x) ** 2 + mc**2)
+                rows.append(
+                    {
+                        "experiment": E,
+                        "status": "ok",
+                        "L": L,
+                        "H": H,
+                        "L_ref": L_ref,
+                        "seed": s,
+                        "metric": "err",
+                        "value": tot,
+                    }
+                )
+    rows.append(
         {
-            "experiment": [E, E, E, E, E, E, "other"],
-            "status": ["ok", "ok", "ok", "failed", "ok", "ok", "ok"],
-            "L": [2, 2, 4, 4, 2, 4, 2],
-            "H": [4, 4, 4, 4, 4, 4, 4],
-            "metric": ["err", "err", "err", "err", "ref_spread", "ref_spread", "err"],
-            "value": [1.0, 3.0, 0.5, 100.0, 0.1, 0.3, 50.0],
+            "experiment": E,
+            "status": "failed",
+            "L": 4,
+            "H": 1,
+            "L_ref": L_ref,
+            "seed": 0,
+            "metric": "err",
+            "value": 100.0,
         }
     )
-    err, floor = analysis.limit_summary(table)
-    assert err[["L", "H", "LH", "value"]].values.tolist() == [[2, 4, 8, 2.0], [4, 4, 16, 0.5]]
-    assert floor == 0.2
+    return pd.DataFrame(rows)
+
+
+def test_error_law_recovers_the_coefficients_of_an_exact_law():
+    t = _limit_table()
+    law = analysis.error_law(t)
+    assert abs(law["A"] - 0.36) < 1e-9 and abs(law["B"] - 0.25) < 1e-9 and law.r2 > 0.999999
+
+
+def test_depth_and_width_fits_and_shares_follow_the_law():
+    t = _limit_table()
+    d = analysis.depth_errors(t)
+    assert d["L"].tolist() == [4, 8, 16] and np.allclose(
+        d["x"], [1 / 4 - 1 / 32, 1 / 8 - 1 / 32, 1 / 16 - 1 / 32]
+    )
+    assert abs(analysis.depth_fit(t)["slope"] - 1) < 1e-9
+    f, L = analysis.width_fit(t)
+    assert L == 16 and abs(f["slope"] + 0.5) < 1e-9
+    sh = analysis.shares(t)
+    x = 1 / 4 - 1 / 32
+    assert sh["depth_at"] == (4, 64) and np.isclose(
+        sh["depth"], (0.6 * x) ** 2 / ((0.6 * x) ** 2 + 0.25 / 256)
+    )
+    assert sh["width_at"] == (16, 1)
+
+
+def test_limit_fits_on_a_partial_grid_are_nan_not_errors():
+    t = _limit_table(Ls=(4,), Hs=(1,))
+    assert np.isnan(analysis.error_law(t)["A"]) and analysis.depth_fit(t).n == 1
 
 
 def test_merge_curves_sorts_each_curve_by_decreasing_spacing():

@@ -76,3 +76,44 @@ def test_closed_form_gram_separates_families_from_controls():
     same = families.clouds("same_cov", [1.0, 1.0, 1.0], 8, 2, g)
     assert ntk.spectrum(ntk.lse_gram(cubes.log_mgf(z), z))["ratio"] > 1e-8
     assert ntk.spectrum(ntk.lse_gram(same.log_mgf(z), z))["ratio"].abs() < 1e-14
+
+
+def _tilted(X, z):
+    """∇Λ [N, d] and ∇²Λ [N, d, d] of the empirical log-MGFs of clouds X [N, n, d] at z [d]."""
+    p = torch.softmax(X @ z, dim=-1)  # [N, n]
+    mean = torch.einsum("in,ina->ia", p, X)
+    second = torch.einsum("in,ina,inb->iab", p, X, X)
+    return mean, second - mean[:, :, None] * mean[:, None, :]
+
+
+def test_one_layer_blocks_are_the_grams_of_the_lse_gradients_and_hessians():
+    """ntk.py docstring: K_V = δ_ab (1/H) Σ_h ⟨∇Λ_i, ∇Λ_j⟩(z_h); K_QK = (1/H) Σ_h V ∇²Λ_i G ∇²Λ_j Vᵀ."""
+    beta, H, d = 0.7, 5, 2
+    c = families.clouds("cube", [1.0, 1.5, 2.0], 16, d, runtime.generator(0, "blocks"))
+    Q, K, V = model.init_params(1, H, d, [0])
+    q0 = torch.tensor([1.0, 0.5], dtype=DT)
+    blocks = ntk.ntk_blocks(Q, K, V, c.X, q0, beta=beta)
+    N = c.X.shape[0]
+    KV = torch.zeros(N, d, N, d, dtype=DT)
+    KQK = torch.zeros(N, d, N, d, dtype=DT)
+    for h in range(H):
+        Qh, Kh, Vh = Q[0, 0, h], K[0, 0, h], V[0, 0, h]
+        z = beta * Kh.T @ Qh @ q0
+        grad, hess = _tilted(c.X, z)
+        KV += torch.einsum("ia,ja,bc->ibjc", grad, grad, torch.eye(d, dtype=DT)) / H
+        G = beta**2 * ((Qh @ q0).square().sum() * torch.eye(d, dtype=DT) + q0.square().sum() * Kh.T @ Kh)
+        KQK += torch.einsum("xa,iab,bc,jcd,yd->ixjy", Vh, hess, G, hess, Vh) / H
+    assert torch.allclose(blocks["V"][0], KV.reshape(N * d, N * d), atol=1e-12, rtol=0)
+    assert torch.allclose(blocks["QK"][0], KQK.reshape(N * d, N * d), atol=1e-12, rtol=0)
+
+
+def test_translates_null_vector_is_in_qk_but_not_v_block():
+    """Λ_2 = Λ_1 + ⟨b, z⟩: (w, −w) is null for K_QK (modulo affine) but not for K_V (modulo constants)."""
+    c = families.clouds("translates", [1.0, 1.0], 64, 2, runtime.generator(1, "tr"), shift=0.8)
+    Q, K, V = model.init_params(1, 16, 2, [0])
+    q0 = torch.tensor([1.0, 0.5], dtype=DT)
+    blocks = ntk.ntk_blocks(Q, K, V, c.X, q0)
+    for w in torch.eye(2, dtype=DT):
+        v = torch.cat([w, -w])
+        assert v @ blocks["QK"][0] @ v < 1e-14 * blocks["QK"][0].diagonal().sum()
+        assert v @ blocks["V"][0] @ v > 1e-3 * blocks["V"][0].diagonal().sum()

@@ -13,9 +13,10 @@ import pandas as pd
 import torch
 
 from mfx.experiment import ConfigError, check
-from mfx.quadratic import model, ode
+from mfx.quadratic import chain, model, ode, sgd
 
 SGD_DTYPES = {"float32": torch.float32, "float64": torch.float64}
+SGD_METHODS = ("overlap", "full")  # the exact overlap Markov chain (step cost free of N) | the N-dim. SGD
 
 
 def _setup(m):
@@ -25,8 +26,15 @@ def _setup(m):
     return a, a_star, eta, a * eta, model.teacher_T(m.p_star, m.teacher_anisotropy)
 
 
-def _seeds(m, n):
-    return list(range(m.seed0, m.seed0 + n))
+BASE_MEMORY = 400 * 2**20  # a job process with torch, scipy and pandas loaded
+
+SEED_STRIDE = 100_000  # replicate ids of top-level seed k are k·SEED_STRIDE + 0, 1, …: disjoint across k
+
+
+def _seeds(cfg, n):
+    """The n replicate ids of this sweep: every random stream (teacher, student, ρ0, SGD inputs) is keyed
+    by one of them (mfx.runtime), so the top-level `seed` shifts them all and rows name their replicate."""
+    return [cfg.seed * SEED_STRIDE + i for i in range(n)]
 
 
 def _weights(m, N, seeds, student=None):
@@ -34,6 +42,46 @@ def _weights(m, N, seeds, student=None):
     W_star = model.teacher_weights(N, m.p_star, seeds, m.teacher, m.teacher_anisotropy, dtype)
     W0 = model.student_weights(N, m.p, seeds, student or m.student, m.sigma0, dtype)
     return W0, W_star
+
+
+def _sgd(m, N, seeds, a, a_star, eta, steps, stop=None, student=None, method=None):
+    """One-pass SGD from a fresh initialisation, by `method` (default `model.sgd_method`): the overlap
+    chain (chain.py: exactly the law of SGD's overlaps at this N, at a cost free of N) or the full
+    N-dimensional simulation (sgd.py). `stop(rho, Q, T)` is checked at logged steps, with each seed's
+    teacher Gram T. Returns (out, rho0, Q0, T) with `out` as sgd.simulate's and the initial overlaps."""
+    method = method or m.sgd_method
+    p = m.p
+    if method == "overlap":
+        M0 = chain.initial_overlaps(
+            seeds,
+            p,
+            m.p_star,
+            N,
+            teacher=m.teacher,
+            init=student or m.student,
+            sigma0=m.sigma0,
+            anisotropy=m.teacher_anisotropy,
+        ).numpy()
+        rho0, Q0, T = M0[:, :p, p:], M0[:, :p, :p], M0[:, p:, p:]
+        halt = None if stop is None else (lambda rho, Q: stop(rho, Q, T))
+        out = chain.simulate(M0, p, N, seeds, a, a_star, eta, steps, Delta=m.Delta, stop=halt)
+        return out, rho0, Q0, T
+    W0, W_star = _weights(m, N, seeds, student)
+    rho0, Q0 = model.overlaps(W0, W_star)
+    T = model.overlaps(W_star, W_star)[1]
+    halt = None if stop is None else (lambda rho, Q: stop(rho, Q, T))
+    out = sgd.simulate(W0, W_star, seeds, a, a_star, eta, steps, Delta=m.Delta, stop=halt)
+    return out, rho0, Q0, T
+
+
+def _sgd_memory(m, N, seeds, method=None) -> float:
+    """Peak bytes of `_sgd`: the full SGD holds W, W* [S, p + p*, N] and an input chunk [S, B, N]; the
+    chain only its per-seed draws [S, CHUNK, k]."""
+    k = m.p + m.p_star
+    if (method or m.sgd_method) == "overlap":
+        return seeds * chain.CHUNK * (k + 2) * 8.0
+    item = SGD_DTYPES[m.sgd_dtype].itemsize
+    return seeds * N * (3 * k + sgd.chunk_steps(N)) * item + 2 * seeds * k * N * 8.0
 
 
 def _ode(m, rho0, Q0, T, a, a_star, tau, g):
@@ -105,7 +153,12 @@ def _check_model(cfg, N_values=None):
     check(cfg, "model.sgd_seeds", int, low=1)
     check(cfg, "model.sgd_dtype", str, choices=tuple(SGD_DTYPES))
     check(cfg, "model.tau_max", float, low=0, open_low=True)
-    check(cfg, "model.seed0", int, low=0)
+    check(cfg, "seed", int, low=0)
+    check(cfg, "model.sgd_method", str, choices=SGD_METHODS)
+    if cfg.runtime.device == "cuda":
+        raise ConfigError(
+            "runtime.device must be cpu or auto for the quadratic family (its SGD, chain and ODE run on the CPU)"
+        )
 
 
 def _scale(table) -> str:

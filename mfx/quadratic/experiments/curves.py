@@ -7,10 +7,29 @@ import numpy as np
 import pandas as pd
 
 from mfx import fit
-from mfx.experiment import Claim, Experiment, check, register
+from mfx.experiment import Claim, ConfigError, Experiment, check, register
 from mfx.quadratic import model, sgd
-from mfx.quadratic.analysis import _at, _median_curve, _ok, plateau_point
-from mfx.quadratic.experiments.common import _check_model, _long, _ode, _scale, _seeds, _setup, _weights
+from mfx.quadratic.analysis import (
+    _at,
+    _median_curve,
+    _ok,
+    crossing_levels,
+    crossing_ratio,
+    crossing_table,
+    plateau_point,
+)
+from mfx.quadratic.experiments.common import (
+    BASE_MEMORY,
+    _check_model,
+    _long,
+    _ode,
+    _scale,
+    _seeds,
+    _setup,
+    _sgd,
+    _sgd_memory,
+    _weights,
+)
 
 
 def _trajectory_metrics(rho, Q, T, a, a_star):
@@ -35,22 +54,49 @@ def run_curves(cfg):
     coords = {"p": m.p, "p_star": m.p_star, "N": m.N, "eta": eta, "g": g}
     eps_floor = model.eps_underparameterized(m.p, m.p_star, a_star)
 
-    seeds = _seeds(m, m.sgd_seeds)
-    W0, W_star = _weights(m, m.N, seeds)
-    T_s = model.overlaps(W_star, W_star)[1]
-
-    def converged(rho, Q):
+    def converged(rho, Q, T_s):
         eps = model.risk(rho, Q, T_s, a, a_star)
         return m.p >= m.p_star and bool(np.all((eps < m.stop_eps) | ~np.isfinite(eps)))
 
     # p < p* never reaches zero loss: its SGD run ends at the shorter sgd_tau_under (the floor is reached by then)
     tau_end = min(m.sgd_tau_max if m.p >= m.p_star else m.sgd_tau_under, m.tau_max)
-    steps = sgd.log_grid(m.N, tau_end / g, per_decade=m.per_decade)
-    out = sgd.simulate(W0, W_star, seeds, a, a_star, eta, steps, Delta=m.Delta, stop=converged)
-    tau = out["steps"] / m.N * g
-    rows = [_long("sgd", tau, g, seeds, _trajectory_metrics(out["rho"], out["Q"], T_s, a, a_star), **coords)]
+    n = int(m.per_decade * np.log10(m.tau_max / 1e-2)) + 1
+    tau_ode = np.concatenate([[0.0], np.geomspace(1e-2, m.tau_max, n)])
+    rows = []
+    runs = [("sgd", m.N, m.sgd_seeds, None)]
+    if m.sgd_method == "overlap" and m.full_N:
+        # the chain never stands unverified: the full N-dimensional SGD and the chain at a moderate N
+        runs += [
+            ("xcheck_full", m.full_N, m.full_seeds, "full"),
+            ("xcheck_overlap", m.full_N, m.full_seeds, "overlap"),
+        ]
+    _, eps_pl = model.plateau(m.p, T, a, a_star)
+    lowest = min(crossing_levels(m.p, m.p_star, eps_pl, eps_floor))
 
-    ode_seeds = _seeds(m, m.ode_seeds)
+    def crossed(rho, Q, T_s):  # the cross-check needs the crossing times only
+        eps = model.risk(rho, Q, T_s, a, a_star)
+        return bool(np.all((eps < lowest) | ~np.isfinite(eps)))
+
+    for method, N, n_seeds, how in runs:
+        seeds = _seeds(cfg, n_seeds)
+        steps = sgd.log_grid(N, tau_end / g, per_decade=m.per_decade)
+        stop = converged if method == "sgd" else crossed
+        out, rho0, Q0, T_s = _sgd(m, N, seeds, a, a_star, eta, steps, stop=stop, method=how)
+        tau = out["steps"] / N * g
+        mets = _trajectory_metrics(out["rho"], out["Q"], T_s, a, a_star)
+        rows.append(
+            _long(
+                method, tau, g, seeds, mets if method == "sgd" else {"eps": mets["eps"]}, **{**coords, "N": N}
+            )
+        )
+        if method == "sgd":
+            # the ODE at the same g from each SGD run's own initial overlaps: SGD's ε(τ) against the ODE's
+            # on the same τ axis, seed by seed
+            rho, Q = _ode(m, rho0, Q0, T_s, a, a_star, tau_ode[tau_ode <= tau[-1] * 1.5 + 1], g)
+            eps_m = model.risk(rho, Q, T_s, a, a_star)
+            rows.append(_long("ode_matched", tau_ode[: len(eps_m)], g, seeds, {"eps": eps_m}, **coords))
+
+    ode_seeds = _seeds(cfg, m.ode_seeds)
     if m.init == "matched":
         W0, W_star = _weights(m, m.N, ode_seeds)
         rho0, Q0 = model.overlaps(W0, W_star)
@@ -58,8 +104,7 @@ def run_curves(cfg):
     else:
         rho0, Q0 = model.idealised_init(m.p, m.p_star, m.N, ode_seeds, m.sigma0)
         T_o = T
-    n = int(m.per_decade * np.log10(m.tau_max / 1e-2)) + 1
-    tau = np.concatenate([[0.0], np.geomspace(1e-2, m.tau_max, n)])
+    tau = tau_ode
     # `ode` runs at the SGD learning rate (with the η² term); `ode_gf` is the gradient-flow limit g → 0,
     # where the closed forms of the plateau (1/(p+2) + 1/p*) and of the p < p* floor hold exactly:
     # finite g raises both (science §4.1; at g = 0.05 the p = 1 floor is 8% higher).
@@ -86,72 +131,162 @@ def validate_curves(cfg):
     check(cfg, "model.gf_N", int, low=cfg.model.p_star)
     check(cfg, "model.stop_eps", float, low=0, open_low=True)
     check(cfg, "model.per_decade", int, low=2)
+    check(cfg, "model.full_N", int, low=0)
+    check(cfg, "model.full_seeds", int, low=1)
+    if min(cfg.model.N, cfg.model.full_N or cfg.model.N) < cfg.model.p + cfg.model.p_star:
+        raise ConfigError("model.N and model.full_N must be ≥ p + p* (the overlap chain's dimension)")
 
 
-CURVES_TOL = {"plateau": {"quick": 0.02, "paper": 0.01}, "sgd_plateau": {"quick": 0.10, "paper": 0.05}}
+CURVES_TOL = {
+    "plateau": {"quick": 0.02, "paper": 0.01},
+    "floor": {"quick": 0.01, "paper": 0.01},
+    "tail": {"quick": 0.15, "paper": 0.15},
+    "sgd_plateau": {"quick": 0.10, "paper": 0.05},
+    "sgd_floor": {"quick": 0.05, "paper": 0.05},
+    "tau_axis": {"quick": 0.15, "paper": 0.10},  # at N = 1000, p < p*, SGD escapes up to 10 % earlier
+    "xcheck": {"quick": 0.15, "paper": 0.10},
+}
+N_BOOT = 100
 
 
 def claims_curves(table):
     t = table[table["experiment"] == "quad_curves"]
     scale = _scale(t)
     out = []
-    eps = t[t["metric"] == "eps"]
+
+    def boot(rows, statistic):
+        return fit.bootstrap_sd(fit.seed_bootstrap(rows, statistic, n_boot=N_BOOT)) if len(rows) else np.nan
+
+    eps = _ok(t, metric="eps")
     for (p, p_star), d in sorted(eps.groupby(["p", "p_star"])):
-        a, a_star = model.readout_scales(int(p), int(p_star), "mean")
-        _, eps_pl = model.plateau(int(p), np.eye(int(p_star)), a, a_star)
-        floor = model.eps_underparameterized(int(p), int(p_star), a_star)
-        levels = {}
-        for method in ("ode_gf", "ode"):
-            dm = d[d["method"] == method]
-            per_seed = [plateau_point(x["tau"], x["value"], eps_pl, floor)[1] for _, x in dm.groupby("seed")]
-            levels[method] = float(np.nanmedian(per_seed)) if per_seed else float("nan")
-        # SGD is noisy, so its own flattest point is ill-defined: read SGD at the time where the ODE at the
-        # same g (median over seeds) is flattest, and compare the levels there.
-        ode_g = _median_curve(_ok(d, method="ode"))
-        tau_pl, levels["ode"] = plateau_point(ode_g.index.values, ode_g.values, eps_pl, floor)
-        dm = d[d["method"] == "sgd"]
-        levels["sgd"] = float(np.median([_at(x["tau"], x["value"], tau_pl) for _, x in dm.groupby("seed")]))
+        p, p_star = int(p), int(p_star)
+        a, a_star = model.readout_scales(p, p_star, "mean")
+        _, eps_pl = model.plateau(p, np.eye(p_star), a, a_star)
+        floor = model.eps_underparameterized(p, p_star, a_star)
+        ode_gf, ode_g, sgd_d = (d[d["method"] == k] for k in ("ode_gf", "ode", "sgd"))
+        n_ode, n_sgd = ode_gf["seed"].nunique(), sgd_d["seed"].nunique()
+
+        def gf_level(x, eps_pl=eps_pl, floor=floor):
+            levels = [plateau_point(y["tau"], y["value"], eps_pl, floor)[1] for _, y in x.groupby("seed")]
+            return float(np.nanmedian(levels)) if levels else float("nan")
+
         out.append(
             Claim.within(
                 "quad_curves",
                 f"ODE plateau level, p={p}, p*={p_star}",
-                levels["ode_gf"],
+                gf_level(ode_gf),
                 eps_pl,
                 CURVES_TOL["plateau"][scale],
-                f"gradient-flow ODE, median over seeds of eps at the flattest point "
-                f"(at the SGD g: {levels['ode']:.4g}); theory 1/(p+2)+1/p* ({scale})",
+                f"gradient-flow ODE, median over seeds of eps at the flattest point; theory 1/(p+2)+1/p* ({scale})",
                 relative=True,
+                u=boot(ode_gf, gf_level),
+                how="seed bootstrap SD",
+                points=1,
+                seeds=n_ode,
             )
         )
-        ratio = levels["sgd"] / levels["ode"]
+        # SGD is noisy, so its own flattest point is ill-defined: read SGD at the time where the ODE at the
+        # same g (median over seeds) is flattest, and compare the levels there.
+        curve = _median_curve(ode_g)
+        tau_pl, level_g = plateau_point(curve.index.values, curve.values, eps_pl, floor)
+
+        sgd_at = pd.DataFrame(
+            [{"seed": k, "value": _at(y["tau"], y["value"], tau_pl)} for k, y in sgd_d.groupby("seed")],
+            columns=["seed", "value"],
+        )
+
+        def sgd_level(x, level_g=level_g):
+            return float(x["value"].median()) / level_g
+
         out.append(
             Claim.within(
                 "quad_curves",
                 f"SGD/ODE plateau level, p={p}, p*={p_star}",
-                ratio,
+                sgd_level(sgd_at),
                 1.0,
                 CURVES_TOL["sgd_plateau"][scale],
-                f"SGD {levels['sgd']:.4g} vs ODE at the same g {levels['ode']:.4g} at tau = {tau_pl:.3g} ({scale})",
+                f"SGD seed median over the ODE at the same g ({level_g:.4g}) at tau = {tau_pl:.3g} ({scale})",
+                u=boot(sgd_at, sgd_level),
+                how="seed bootstrap SD",
+                points=1,
+                seeds=n_sgd,
             )
         )
+        levels = crossing_levels(p, p_star, eps_pl, floor)
+        pair = crossing_table(d[d["method"].isin(["sgd", "ode_matched"])], levels)
+        out.append(
+            Claim.within(
+                "quad_curves",
+                f"SGD/ODE eps(tau) on the same tau axis, p={p}, p*={p_star}",
+                crossing_ratio(pair),
+                1.0,
+                CURVES_TOL["tau_axis"][scale],
+                "Σ first-crossing times of eps = "
+                + ", ".join(f"{lv:.3g}" for lv in levels)
+                + " by SGD / by the "
+                f"ODE at the same g from each run's own initial overlaps ({scale})",
+                u=boot(pair, crossing_ratio),
+                how="seed bootstrap SD",
+                points=len(levels),
+                seeds=n_sgd,
+            )
+        )
+        x = d[d["method"].isin(["xcheck_full", "xcheck_overlap"])]
+        if x["method"].nunique() == 2:
+            N_x = int(x["N"].iloc[0])
+            x = crossing_table(x, levels)
+            ratio = lambda y: crossing_ratio(y, "xcheck_full", "xcheck_overlap")
+            out.append(
+                Claim.within(
+                    "quad_curves",
+                    f"full SGD / overlap chain eps(tau) crossing times, p={p}, p*={p_star}, N={N_x}",
+                    ratio(x),
+                    1.0,
+                    CURVES_TOL["xcheck"][scale],
+                    f"seed means of Σ first-crossing times, independent seeds ({x['seed'].nunique()} each) ({scale})",
+                    u=boot(x, ratio),
+                    how="seed bootstrap SD",
+                    points=len(levels),
+                    seeds=x["seed"].nunique(),
+                )
+            )
         if p < p_star:
-            gf = _median_curve(_ok(d, method="ode_gf"))
-            at_g = _median_curve(_ok(d, method="ode"))
+            last = lambda y: float(_median_curve(y).iloc[-1])
             out.append(
                 Claim.within(
                     "quad_curves",
                     f"limit eps_g for p={p} < p*={p_star}",
-                    float(gf.iloc[-1]),
+                    last(ode_gf),
                     floor,
-                    0.01,
-                    f"gradient-flow ODE median at tau={gf.index[-1]:g} (at the SGD g: {at_g.iloc[-1]:.4g}); "
-                    f"theory a*²(p*−p)(p*+2)/(p+2) ({scale})",
+                    CURVES_TOL["floor"][scale],
+                    f"gradient-flow ODE median at tau={ode_gf['tau'].max():g}; theory a*²(p*−p)(p*+2)/(p+2) ({scale})",
                     relative=True,
+                    u=boot(ode_gf, last),
+                    how="seed bootstrap SD",
+                    points=1,
+                    seeds=n_ode,
+                )
+            )
+            t_end = sgd_d["tau"].max()
+            floor_g = _at(curve.index.values, curve.values, t_end)
+            sgd_floor = lambda y, f=floor_g: float(y[y["tau"] == y["tau"].max()]["value"].median()) / f
+            out.append(
+                Claim.within(
+                    "quad_curves",
+                    f"SGD/ODE limit eps_g for p={p} < p*={p_star}",
+                    sgd_floor(sgd_d),
+                    1.0,
+                    CURVES_TOL["sgd_floor"][scale],
+                    f"SGD seed median at tau={t_end:.3g} over the ODE at the same g ({floor_g:.4g}) ({scale})",
+                    u=boot(sgd_d, sgd_floor),
+                    how="seed bootstrap SD",
+                    points=1,
+                    seeds=n_sgd,
                 )
             )
             continue
         if p > p_star:
-            ode_curve = _median_curve(_ok(d, method="ode"))
+            ode_curve = _median_curve(ode_g)
             tau_end = ode_curve.index.max()
             tail = ode_curve[ode_curve.index >= tau_end / 10]
             f = fit.power_law(tail.index.values, tail.values)
@@ -161,23 +296,45 @@ def claims_curves(table):
                     f"ODE tail slope, p={p} > p*={p_star}",
                     f["slope"],
                     -2.0,
-                    0.15,
+                    CURVES_TOL["tail"][scale],
                     f"{f.describe('slope')} over tau ∈ [{tau_end / 10:g}, {tau_end:g}] ({scale})",
+                    u=f.se["slope"],
+                    how="fit SE",
+                    points=f.n,
+                    seeds=n_ode,
+                    min_points=3,
                 )
             )
-        for method in ("ode", "sgd"):
-            dm = d[d["method"] == method]
-            final = dm[dm["tau"] == dm.groupby("seed")["tau"].transform("max")]["value"]
+        for method, dm, stat in (("ode", ode_g, "max"), ("sgd", sgd_d, "median")):
+            final = lambda y, stat=stat: float(
+                y[y["tau"] == y.groupby("seed")["tau"].transform("max")]["value"].agg(stat)
+            )
             out.append(
                 Claim.at_most(
                     "quad_curves",
                     f"{method.upper()} final eps_g, p={p} ≥ p*={p_star}",
-                    float(final.max()),
+                    final(dm),
                     1e-3,
-                    f"worst of {len(final)} seeds at tau={dm['tau'].max():.3g} ({scale})",
+                    f"{'worst' if stat == 'max' else 'median'} of {dm['seed'].nunique()} seeds at "
+                    f"tau={dm['tau'].max():.3g} ({scale})",
+                    u=boot(dm, final),
+                    how="seed bootstrap SD",
+                    points=1,
+                    seeds=dm["seed"].nunique(),
                 )
             )
     return out
+
+
+def memory_curves(cfg) -> float:
+    """Peak bytes: the ODE outputs over the τ grid and the SGD runs (full SGD for the cross-check)."""
+    m = cfg.model
+    K = int(m.per_decade * np.log10(m.tau_max / 1e-2)) + 2
+    ode_bytes = 3 * K * max(m.ode_seeds, m.sgd_seeds) * m.p * (m.p + m.p_star) * 8
+    sgd_bytes = _sgd_memory(m, m.N, m.sgd_seeds)
+    if m.sgd_method == "overlap" and m.full_N:
+        sgd_bytes = max(sgd_bytes, _sgd_memory(m, m.full_N, m.full_seeds, "full"))
+    return BASE_MEMORY + ode_bytes + sgd_bytes
 
 
 register(
@@ -189,5 +346,7 @@ register(
         run=run_curves,
         claims=claims_curves,
         validate=validate_curves,
+        memory=memory_curves,
+        memory_keys="model.N, model.full_N, model.sgd_seeds, model.full_seeds",
     )
 )

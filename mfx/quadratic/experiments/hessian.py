@@ -7,7 +7,7 @@ import numpy as np
 from mfx.experiment import Claim, ConfigError, Experiment, check, register
 from mfx.quadratic import hessian, model
 from mfx.quadratic.analysis import counts
-from mfx.quadratic.experiments.common import _check_model, _ode, _scale, _setup
+from mfx.quadratic.experiments.common import BASE_MEMORY, _check_model, _ode, _scale, _seeds, _setup
 
 
 def run_hessian(cfg):
@@ -16,10 +16,10 @@ def run_hessian(cfg):
     m = cfg.model
     a, a_star, *_ = _setup(m)
     T = np.eye(m.p_star)
-    s = np.sqrt(a_star / a)
+    s = model.solution_scale(a, a_star)
     q_bar, _ = model.plateau(m.p, T, a, a_star)
     coords = {"p": m.p, "p_star": m.p_star, "N": m.N}
-    rho0, Q0 = model.idealised_init(m.p, m.p_star, m.N, [m.seed0], m.sigma0)
+    rho0, Q0 = model.idealised_init(m.p, m.p_star, m.N, _seeds(cfg, 1), m.sigma0)
     tau = np.concatenate([[0.0], np.geomspace(1e-2, m.tau_max, m.n_times)])
     rho, Q = _ode(m, rho0, Q0, T, a, a_star, tau, 0.0)
     states = {"plateau": (np.zeros((m.p, m.p_star)), q_bar * np.eye(m.p), hessian.plateau_spectrum)}
@@ -58,20 +58,32 @@ def validate_hessian(cfg):
 
 
 def claims_hessian(table):
+    """Counts and values of the weight-space Hessian (autograd on the span block + the bulk) against the
+    closed forms of science §6, at the plateau (ρ = 0, Q = q̄ I) and at the solution the ODE selects.
+
+    Exact checks (u = 0, one state each): they test the risk, the plateau q̄ and the solution scale s
+    that the numerics use, since the closed forms are written independently of them."""
     t = table[(table["experiment"] == "quad_hessian") & (table["metric"] == "eigenvalue")]
     scale = _scale(t)
     out = []
+
+    def claim(kind, statement, measured, bound, detail):
+        return getattr(Claim, kind)(
+            "quad_hessian", statement, measured, bound, detail, u=0.0, how="exact", points=1, seeds=1
+        )
+
     for (p, p_star, state), d in sorted(t.groupby(["p", "p_star", "state"])):
         got, want = d[d["source"] == "autograd"], d[d["source"] == "theory"]
         c_got = counts(got["value"], got["multiplicity"])
         c_want = counts(want["value"], want["multiplicity"])
+        N = int(d["N"].iloc[0])
         out.append(
-            Claim.at_most(
-                "quad_hessian",
+            claim(
+                "at_most",
                 f"|counts − closed form| at the {state}, p={p}, p*={p_star}",
                 float(np.abs(np.subtract(c_got, c_want)).sum()),
                 0,
-                f"(neg, zero, pos) = {c_got} vs {c_want} at N={int(d['N'].iloc[0])} ({scale})",
+                f"(neg, zero, pos) = {c_got} vs {c_want} at N={N} ({scale})",
             )
         )
         e_got = np.repeat(got["value"].values, got["multiplicity"].astype(int).values)
@@ -82,8 +94,8 @@ def claims_hessian(table):
             else float("inf")
         )
         out.append(
-            Claim.at_most(
-                "quad_hessian",
+            claim(
+                "at_most",
                 f"max |eigenvalue − closed form| at the {state}, p={p}, p*={p_star}",
                 dev,
                 1e-8,
@@ -92,8 +104,8 @@ def claims_hessian(table):
         )
         if state == "plateau":
             out.append(
-                Claim.at_least(
-                    "quad_hessian",
+                claim(
+                    "at_least",
                     f"negative eigenvalues at the plateau, p={p}, p*={p_star}",
                     c_got[0],
                     p * p_star,
@@ -102,8 +114,8 @@ def claims_hessian(table):
             )
         else:
             out.append(
-                Claim.at_most(
-                    "quad_hessian",
+                claim(
+                    "at_most",
                     f"negative eigenvalues at the solution, p={p}, p*={p_star}",
                     c_got[0],
                     0,
@@ -111,6 +123,13 @@ def claims_hessian(table):
                 )
             )
     return out
+
+
+def memory_hessian(cfg) -> float:
+    """Peak bytes: the autograd Hessian of the span block, (p·(p + p*))² float64, a few copies; N-free."""
+    m = cfg.model
+    block = (m.p * (m.p + m.p_star)) ** 2 * 8
+    return BASE_MEMORY + 6 * block
 
 
 register(
@@ -122,5 +141,7 @@ register(
         run=run_hessian,
         claims=claims_hessian,
         validate=validate_hessian,
+        memory=memory_hessian,
+        memory_keys="model.p, model.p_star",
     )
 )

@@ -11,36 +11,81 @@ as in the author's code, see `mfx.resnet.analysis`):
 
 `run_errors` and `validate_errors` are the run and validation of both resnet_depth and resnet_width
 (and the validation of resnet_dim).
+
+Seeds: rep r of the top-level `seed` s draws every random stream of the rep (data, W_E, W_U,
+units, reference units) from the stream id s·SEED_BLOCK + r, which is also its `seed` column.  So
+seed = 0 gives reps 0..reps-1, and each other seed an independent block of reps.
 """
 
 from __future__ import annotations
 
 import torch
 
-from mfx import cache, runtime
+from mfx import cache, fit, runtime
 from mfx.experiment import ConfigError, check
 from mfx.resnet import draws, model
 
 REF_VERSION = 1  # bump when the numerics of the reference change (invalidates cached references)
+SEED_BLOCK = 10_000  # rep r of seed s is the stream id s·SEED_BLOCK + r (reps ≤ SEED_BLOCK)
+N_BOOT = 100  # seed-bootstrap resamples of a claim's statistic
+FLOAT = 8  # bytes per number of the memory estimates (float64, the default dtype)
 
 
 # ------------------------------------------------------------------------------------ helpers
 
 
-def _seeds(m) -> list[int]:
-    return list(range(m.reps))
+def _seeds(cfg) -> list[int]:
+    """Stream ids of the reps of this job: cfg.seed·SEED_BLOCK + r, r = 0..reps-1."""
+    return [cfg.seed * SEED_BLOCK + r for r in range(cfg.model.reps)]
 
 
 def _inputs(cfg, rt, D):
     m = cfg.model
-    return draws.data(_seeds(m), m.N, m.d_in, m.d_out, D, m.D_max, dtype=rt.dtype, device=rt.device)
+    return draws.data(_seeds(cfg), m.N, m.d_in, m.d_out, D, m.D_max, dtype=rt.dtype, device=rt.device)
 
 
 def _train(cfg, rt, L, M, D, alpha, tag="grid"):
     m = cfg.model
     X, Y, W_E, W_U = _inputs(cfg, rt, D)
-    U, V = draws.units(_seeds(m), L, M, D, tag, m.init == "paired", dtype=rt.dtype, device=rt.device)
+    U, V = draws.units(_seeds(cfg), L, M, D, tag, m.init == "paired", dtype=rt.dtype, device=rt.device)
     return model.train(W_E, W_U, U, V, X, Y, alpha, m.eta, m.K, m.sigma)
+
+
+def per_seed_rows(values, seeds, coords, metric, per_step=False):
+    """Rows of a per-rep metric: `values` [S] (one step, `coords` holds it) or [S, K+1] (per_step)."""
+    rows = []
+    for s, v in zip(seeds, values.cpu().tolist()):
+        if not per_step:
+            rows.append({**coords, "seed": s, "metric": metric, "value": v})
+        else:
+            rows += [{**coords, "seed": s, "step": k, "metric": metric, "value": x} for k, x in enumerate(v)]
+    return rows
+
+
+def boot_sd(table, statistic) -> float:
+    """Seed-bootstrap SD of `statistic(table)` (whole seeds resampled, fixed resampling seed);
+    NaN (an inconclusive claim) with fewer than two seeds."""
+    if n_seeds(table) < 2:
+        return float("nan")
+    return fit.bootstrap_sd(fit.seed_bootstrap(table, statistic, n_boot=N_BOOT))
+
+
+def last_step_rows(table):
+    """The rows at the last step K of each experiment (what every claim reads)."""
+    if not len(table):
+        return table
+    last = table.groupby("experiment")["step"].transform("max")
+    return table[table["step"] == last]
+
+
+def n_seeds(table) -> int:
+    return int(table["seed"].nunique()) if len(table) else 0
+
+
+def train_bytes(S, L, M, D, N, K=0):
+    """Peak bytes of `model.train` on S reps: U, V, their clones and gradients (6·S·L·M·D), the
+    forward cache h, P, σ(P) of every layer (S·L·N·(D + 2M)), outputs and h_L at every step."""
+    return FLOAT * (6 * S * L * M * D + 2 * S * L * N * (D + 2 * M) + S * (K + 1) * N * D * 2)
 
 
 def reference(cfg, rt, D, alpha):
@@ -50,7 +95,7 @@ def reference(cfg, rt, D, alpha):
     the reference's U, V are the largest tensors of a sweep).
     """
     m = cfg.model
-    seeds = _seeds(m)
+    seeds = _seeds(cfg)
     key = {
         "L": m.L_ref,
         "M": m.M_ref,
@@ -86,17 +131,14 @@ def reference(cfg, rt, D, alpha):
     return {k: v.to(device=rt.device, dtype=rt.dtype) for k, v in ref.items()}
 
 
-def _error_rows(out, ref, coords):
+def _error_rows(out, ref, coords, seeds):
     err = {
         "err_f": ((out["f"] - ref["f"]) ** 2).mean(dim=(-2, -1)).sqrt(),  # [S, K+1]
         "err_h": ((out["h_L"] - ref["h_L"]) ** 2).mean(dim=(-2, -1)).sqrt(),
     }
     rows = []
     for metric, e in err.items():
-        for s, per_step in enumerate(e.cpu().tolist()):
-            rows += [
-                {**coords, "seed": s, "step": k, "metric": metric, "value": v} for k, v in enumerate(per_step)
-            ]
+        rows += per_seed_rows(e, seeds, coords, metric, per_step=True)
     return rows
 
 
@@ -106,8 +148,9 @@ def _scale(table) -> str:
 
 
 def _validate_model(cfg, reference_needed=True):
-    for key in ("L", "M", "D", "K", "N", "d_in", "d_out", "reps", "D_max"):
+    for key in ("L", "M", "D", "K", "N", "d_in", "d_out", "D_max"):
         check(cfg, f"model.{key}", int, low=1)
+    check(cfg, "model.reps", int, low=1, high=SEED_BLOCK)
     check(cfg, "model.alpha", float, low=0, open_low=True)
     check(cfg, "model.eta", float, low=0, open_low=True)
     check(cfg, "model.sigma", str, choices=tuple(model.SIGMAS))
@@ -132,7 +175,17 @@ def run_errors(cfg):
     ref = reference(cfg, rt, m.D, m.alpha)
     out = _train(cfg, rt, m.L, m.M, m.D, m.alpha)
     coords = {"L": m.L, "M": m.M, "D": m.D, "alpha": m.alpha, "L_ref": m.L_ref, "M_ref": m.M_ref}
-    return _error_rows(out, ref, coords)
+    return _error_rows(out, ref, coords, _seeds(cfg))
+
+
+def memory_errors(cfg):
+    """Peak bytes of a job with a reference: the reference is trained one rep at a time, the grid
+    point with all reps batched; both outputs are held at once."""
+    m = cfg.model
+    D = max(m.D, m.D_max)
+    ref = train_bytes(1, m.L_ref, m.M_ref, D, m.N, m.K)
+    grid = train_bytes(m.reps, m.L, m.M, D, m.N, m.K)
+    return max(ref, grid) + 2 * FLOAT * m.reps * (m.K + 1) * m.N * D + 2**26
 
 
 # ------------------------------------------------------------------------------- validation

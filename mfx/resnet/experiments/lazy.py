@@ -1,13 +1,29 @@
-"""resnet_lazy (lazy ODE regime): alpha sweep of the feature movement and the distance to the
-tangent model."""
+"""resnet_lazy (lazy ODE regime): alpha sweep of the feature movement, the distance to the
+tangent model and the distance to the tangent mean ODE limit (Chizat's whole lazy error law)."""
 
 from __future__ import annotations
 
-from mfx import runtime
-from mfx.experiment import Claim, Experiment, register
-from mfx.resnet import draws, model
-from mfx.resnet.analysis import lazy_fits
-from mfx.resnet.experiments.common import _inputs, _scale, _seeds, _validate_model
+import numpy as np
+import torch
+
+from mfx import cache, runtime
+from mfx.experiment import Claim, ConfigError, Experiment, check, register
+from mfx.fit import bootstrap_sd
+from mfx.resnet import draws, model, tangent
+from mfx.resnet.analysis import LIMIT_INITS, lazy_fits, lazy_limit_fit, paired_slope
+from mfx.resnet.experiments.common import (
+    FLOAT,
+    REF_VERSION,
+    _inputs,
+    _scale,
+    _seeds,
+    _validate_model,
+    boot_sd,
+    last_step_rows,
+    n_seeds,
+    per_seed_rows,
+    train_bytes,
+)
 
 
 def run_lazy(cfg):
@@ -33,11 +49,18 @@ def run_lazy(cfg):
                      nonlinearly through depth, so the lazy limit is linear in the parameters only
                      block by block.
       dist_f, loss   RMS of f − f_0 and the loss at every step
+      lim_dist       RMS of f − f_lim at step K, f_lim: the tangent mean ODE limit (`tangent.limit`,
+                     an L_ref × M_ref paired blockwise model sharing the rep's data, W_E, W_U;
+                     independent of alpha, so one cached reference serves the whole sweep), for
+                     networks of every size L = M in model.limit_sizes and both inits (column
+                     `init`): the whole error law O(1/alpha + 1/L + alpha/√(LM)) and its optimum
     """
     rt = runtime.setup(**cfg.runtime)
     m = cfg.model
     X, Y, W_E, W_U = _inputs(cfg, rt, m.D)
-    U, V = draws.units(_seeds(m), m.L, m.M, m.D, "grid", m.init == "paired", dtype=rt.dtype, device=rt.device)
+    U, V = draws.units(
+        _seeds(cfg), m.L, m.M, m.D, "grid", m.init == "paired", dtype=rt.dtype, device=rt.device
+    )
     out = model.train(W_E, W_U, U, V, X, Y, m.alpha, m.eta, m.K, m.sigma)
     block = model.train_blockwise_linear(W_E, W_U, U, V, X, Y, m.alpha, m.eta, m.K, m.sigma)
     lin = model.train_tangent(W_E, W_U, U, V, X, Y, m.alpha, m.eta, m.K, m.sigma)
@@ -53,28 +76,70 @@ def run_lazy(cfg):
         "rel_dU": (out["U"] - U).flatten(1).norm(dim=1) / U.flatten(1).norm(dim=1),
     }
     coords = {"L": m.L, "M": m.M, "D": m.D, "alpha": m.alpha}
+    seeds = _seeds(cfg)
     rows = []
+    f_lim = limit_reference(cfg, rt)[:, -1]
+    for n in m.limit_sizes:
+        for init in LIMIT_INITS:
+            U, V = draws.units(seeds, n, n, m.D, "limit", init == "paired", dtype=rt.dtype, device=rt.device)
+            f = model.train(W_E, W_U, U, V, X, Y, m.alpha, m.eta, m.K, m.sigma)["f"][:, -1]
+            dist = ((f - f_lim) ** 2).mean(dim=(-2, -1)).sqrt()
+            rows += per_seed_rows(
+                dist, seeds, {**coords, "L": n, "M": n, "init": init, "step": m.K}, "lim_dist"
+            )
     for metric, e in per_step.items():
-        for s, values in enumerate(e.cpu().tolist()):
-            rows += [
-                {**coords, "seed": s, "step": k, "metric": metric, "value": v} for k, v in enumerate(values)
-            ]
+        rows += per_seed_rows(e, seeds, coords, metric, per_step=True)
     for metric, e in final.items():
-        rows += [
-            {**coords, "seed": s, "step": m.K, "metric": metric, "value": v} for s, v in enumerate(e.tolist())
-        ]
+        rows += per_seed_rows(e, seeds, {**coords, "step": m.K}, metric)
     return rows
 
 
 LAZY_TOL = {"quick": 0.2, "paper": 0.2}
+RISE_TOL = {"quick": 0.3, "paper": 0.3}  # rising exponent q (measured 1.21 quick, 1.25 paper)
+STAR_TOL = {"quick": 0.1, "paper": 0.1}  # exponent r of alpha* in L·M
+FLAT_MAX = 0.3  # slope in alpha of the paired distance to the limit (alpha ≥ 2)
 
 
 def claims_lazy(table):
     """Feature movement ∝ 1/alpha (lazy regime: parameters move O(1/alpha) while the output moves
-    O(1)); the network stays within O(1/alpha) of its tangent model, so that distance decays."""
+    O(1)); the network stays within O(1/alpha) of its (blockwise) tangent model, so that distance
+    decays at least like 1/alpha: its slope is ≤ −1 (measured ≈ −1.7: the output distance is
+    second order in the O(1/alpha) parameter movement, times alpha).
+
+    The whole error law (Theorem 2) on the distance to the tangent mean ODE limit, fitted as
+    A·alpha^p + B·alpha^q per size L = M (`analysis.lazy_limit_fit`, i.i.d. init): it falls at
+    least like 1/alpha (p ≤ −1; measured ≈ −1.4, faster than the bound, as above), rises like
+    alpha/√(LM) (q = +1), and the optimum alpha* grows like (LM)^{1/4} across the sizes.  With
+    paired units the alpha/√(LM) term is absent (derivation in `mfx.resnet.tangent`): that distance
+    does not grow with alpha (slope ≤ FLAT_MAX over alpha ≥ 2).
+
+    Uncertainties are seed-bootstrap SDs (the fit SEs of the rep means ignore the rep noise)."""
     scale = _scale(table)
-    fits, _ = lazy_fits(table)
+    table = last_step_rows(table)  # the claims read step K only: a 16× smaller table to bootstrap
+    fits, mean = lazy_fits(table)
     loc, tan = fits["local_update"], fits["lin_dist"]
+    seeds = n_seeds(table)
+    law = lazy_limit_fit(table)
+    flat, n_flat = paired_slope(table)
+    stars = ", ".join(
+        f"LM={LM:g}: {a:.2f}" for LM, a in zip(law["alpha_star"]["LM"], law["alpha_star"]["alpha_star"])
+    )
+    law_detail = f"{scale}: p = {law['p']:.2f}, q = {law['q']:.2f}, r = {law['r']:.3f}; alpha* {stars}"
+
+    # one bootstrap of the law's fit gives the SDs of p, q and r
+    replicas = []
+
+    def fit_p(t):
+        replicas.append(lazy_limit_fit(t))
+        return replicas[-1]["p"]
+
+    sd_p = boot_sd(table, fit_p) if law["sizes"] >= 2 else float("nan")
+
+    def law_sd(key):
+        if key == "p" or not replicas:
+            return sd_p
+        return bootstrap_sd(np.array([r[key] for r in replicas]))
+
     return [
         Claim.within(
             "resnet_lazy",
@@ -83,19 +148,136 @@ def claims_lazy(table):
             -1.0,
             LAZY_TOL[scale],
             f"{scale}: {loc.describe('slope')}",
+            u=boot_sd(table, lambda t: lazy_fits(t)[0]["local_update"]["slope"]),
+            how="seed bootstrap SD",
+            points=len(mean["local_update"]),
+            seeds=seeds,
+            min_points=3,
         ),
         Claim.at_most(
             "resnet_lazy",
-            "slope of the distance to the (blockwise) tangent model vs alpha (decays)",
+            "slope of the distance to the (blockwise) tangent model vs alpha (decays at least like 1/alpha)",
             tan["slope"],
-            0.0,
+            -1.0,
             f"{scale}: {tan.describe('slope')}; full linearisation: {fits['tangent_dist'].describe('slope')}",
+            u=boot_sd(table, lambda t: lazy_fits(t)[0]["lin_dist"]["slope"]),
+            how="seed bootstrap SD",
+            points=len(mean["lin_dist"]),
+            seeds=seeds,
+            min_points=3,
+        ),
+        Claim.at_most(
+            "resnet_lazy",
+            "distance to the tangent mean ODE limit (i.i.d. init) falls at least like 1/alpha: exponent p",
+            law["p"],
+            -1.0,
+            law_detail,
+            u=law_sd("p"),
+            how="seed bootstrap SD",
+            points=law["n"],
+            seeds=seeds,
+            min_points=9,
+        ),
+        Claim.within(
+            "resnet_lazy",
+            "distance to the tangent mean ODE limit (i.i.d. init) rises like alpha/√(LM): exponent q",
+            law["q"],
+            1.0,
+            RISE_TOL[scale],
+            law_detail,
+            u=law_sd("q"),
+            how="seed bootstrap SD",
+            points=law["n"],
+            seeds=seeds,
+            min_points=9,
+        ),
+        Claim.within(
+            "resnet_lazy",
+            "optimal alpha* of the distance to the limit grows like (LM)^(1/4): exponent r",
+            law["r"],
+            0.25,
+            STAR_TOL[scale],
+            law_detail,
+            u=law_sd("r"),
+            how="seed bootstrap SD",
+            points=law["sizes"],
+            seeds=seeds,
+            min_points=3,
+        ),
+        Claim.at_most(
+            "resnet_lazy",
+            "paired init: the distance to the limit does not grow with alpha (no alpha/√(LM) term)",
+            flat,
+            FLAT_MAX,
+            f"{scale}: slope over alpha ≥ 2 (pooled over sizes) = {flat:.3f}",
+            u=boot_sd(table, lambda t: paired_slope(t)[0]),
+            how="seed bootstrap SD",
+            points=n_flat,
+            seeds=seeds,
+            min_points=3,
         ),
     ]
 
 
+def limit_reference(cfg, rt):
+    """f [S, K+1, N, d_out] of the tangent mean ODE reference (`tangent.limit`), cached by all
+    that defines it (not alpha: it does not depend on it), one rep at a time."""
+    m = cfg.model
+    seeds = _seeds(cfg)
+    key = {
+        "L": m.L_ref,
+        "M": m.M_ref,
+        "D": m.D,
+        "N": m.N,
+        "d_in": m.d_in,
+        "d_out": m.d_out,
+        "eta": float(m.eta),
+        "K": m.K,
+        "sigma": m.sigma,
+        "seeds": seeds,
+        "dtype": str(rt.dtype),
+        "version": REF_VERSION,
+    }
+
+    def compute():
+        parts = []
+        for s in seeds:
+            X, Y, W_E, W_U = draws.data(
+                [s], m.N, m.d_in, m.d_out, m.D, m.D_max, dtype=rt.dtype, device=rt.device
+            )
+            U, V = draws.units([s], m.L_ref, m.M_ref, m.D, "ref", True, dtype=rt.dtype, device=rt.device)
+            parts.append(tangent.limit(W_E, W_U, U, V, X, Y, m.eta, m.K, m.sigma)["f"].cpu())
+        return {"f": torch.cat(parts)}
+
+    ref = cache.cached("resnet_tangent_limit", key, compute, root=cfg.cache_dir)
+    return ref["f"].to(device=rt.device, dtype=rt.dtype)
+
+
 def validate_lazy(cfg):
     _validate_model(cfg, reference_needed=False)
+    m = cfg.model
+    check(cfg, "model.M_ref", int, low=2)
+    check(cfg, "model.L_ref", int, low=1)
+    if m.M_ref % 2:
+        raise ConfigError(f"model.M_ref must be even (paired units of the limit reference; got {m.M_ref})")
+    sizes = list(m.limit_sizes)
+    if any(not isinstance(n, int) or isinstance(n, bool) or n < 2 or n % 2 for n in sizes):
+        raise ConfigError(f"model.limit_sizes must be a list of even integers ≥ 2 (got {sizes})")
+    if sizes and max(sizes) > min(m.L_ref, m.M_ref):
+        raise ConfigError(f"model.L_ref and model.M_ref must be ≥ max(model.limit_sizes) = {max(sizes)}")
+
+
+def memory_lazy(cfg):
+    """Peak bytes of one alpha: the network, its blockwise linearisation (autograd keeps ≈ 8
+    activations [S, N, D or M] per layer and step's graph) and the full tangent model."""
+    m = cfg.model
+    S, L, M, D, N = m.reps, m.L, m.M, m.D, m.N
+    own = 3 * train_bytes(S, L, M, D, N, m.K) + FLOAT * 8 * S * L * N * (D + M)
+    n = max(m.limit_sizes, default=0)
+    ref = 3 * train_bytes(1, m.L_ref, m.M_ref, D, N, m.K) + FLOAT * 8 * m.L_ref * N * (D + m.M_ref) * (
+        m.K + 1
+    )
+    return max(own, train_bytes(S, n, n, D, N, m.K), ref) + 2**26
 
 
 register(
@@ -107,5 +289,7 @@ register(
         run=run_lazy,
         claims=claims_lazy,
         validate=validate_lazy,
+        memory=memory_lazy,
+        memory_keys="model.L, model.M, model.L_ref, model.M_ref, model.limit_sizes, model.D, model.reps",
     )
 )

@@ -3,13 +3,15 @@ the model config, token-cloud draws, parameter initialisation, GD with the run's
 
 from __future__ import annotations
 
+import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 import torch
 from omegaconf import DictConfig, OmegaConf
 
-from mfx import runtime
+from mfx import cache, locks, runtime
 from mfx.experiment import ConfigError, check
 from mfx.transformer import families, model
 
@@ -17,7 +19,6 @@ from mfx.transformer import families, model
 def _validate_model(cfg: DictConfig) -> None:
     for key in ("L", "H", "d", "n", "steps", "seeds"):
         check(cfg, f"model.{key}", int, low=1)
-    check(cfg, "model.data_seed", int, low=0)
     check(cfg, "model.dist", str, choices=families.DISTS)
     check(cfg, "model.base", str, choices=families.FAMILIES)
     check(cfg, "model.readout", str, choices=model.READOUTS)
@@ -40,10 +41,13 @@ def _validate_model(cfg: DictConfig) -> None:
         )
 
 
-def _data(m: DictConfig, rt: runtime.Runtime):
-    """Token clouds (on rt's device/dtype) and the query token q0 [d] of the model config `m`."""
+def _data(m: DictConfig, rt: runtime.Runtime, seed: int = 0):
+    """Token clouds (on rt's device/dtype) and the query token q0 [d] of the model config `m`.
+
+    `seed` is the run's top-level `cfg.seed`: it draws the clouds (shared by the batched model seeds).
+    """
     d = m.d
-    gen = runtime.generator(m.data_seed, "transformer", "data")
+    gen = runtime.generator(seed, "transformer", "data")
     c = families.clouds(
         m.dist, list(m.params), m.n, d, gen, base=m.base, shift=m.shift, gmm_sigma=m.gmm_sigma, dtype=rt.dtype
     )
@@ -77,7 +81,8 @@ def _check_laplace_domain(c: families.Clouds, Q, K, q0, beta: float) -> None:
         )
 
 
-def _init(m: DictConfig, rt: runtime.Runtime, seeds, *, L=None, H=None, stream=()):
+def _init(m: DictConfig, rt: runtime.Runtime, seeds, *, L=None, H=None, stream=(), seed: int = 0):
+    """(Q, K, V) of the batched model seeds; the run's `seed` (cfg.seed) shifts every stream."""
     return model.init_params(
         m.L if L is None else L,
         m.H if H is None else H,
@@ -86,7 +91,7 @@ def _init(m: DictConfig, rt: runtime.Runtime, seeds, *, L=None, H=None, stream=(
         s_qk=m.s_qk,
         s_v=m.s_v,
         v_init=m.v_init,
-        stream=stream,
+        stream=("run", seed, *stream),
         dtype=rt.dtype,
         device=rt.device,
     )
@@ -109,3 +114,18 @@ def _train(m, Q, K, V, X, q0, y, **kwargs) -> dict:
     return model.train(
         Q, K, V, X, q0, y, eta=m.eta, steps=m.steps, train=m.train, beta=m.beta, readout=m.readout, **kwargs
     )
+
+
+def _shared(name: str, key: dict, compute, root) -> dict:
+    """`cache.cached`, computed by one process of the sweep: the others wait for it and load it.
+
+    Under parallel launchers (joblib, submitit) every job of a sweep asks for the same artifact at
+    once; a lock file beside the cache (`mfx.locks`, stale when its owner died) lets the first
+    compute it while the others poll, so the reference is computed once per sweep, not once per job.
+    """
+    folder = Path(root) / "locks" / f"{name}-{cache.key_hash(key)}"
+    while True:
+        with locks.job_lock(folder) as mine:
+            if mine:
+                return cache.cached(name, key, compute, root=root)
+        time.sleep(0.2)

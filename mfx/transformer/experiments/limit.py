@@ -1,5 +1,24 @@
-"""E1 `transformer_limit` (science/transformer.md §4.2): distance of the L×H network's outputs ŷ(t) to
-a large reference (the mean-field limit) along GD, vs L and H."""
+"""E1 `transformer_limit` (science/transformer.md §4.2, issue 13 §1): convergence of the trained L×H
+network to its L, H → ∞ limit, with the depth and width errors measured apart.
+
+The limit.  The mean-field initial law is the same at every depth, ρ⁰_s = ρ⁰.  The reference takes
+for ρ⁰ a pool of P heads (a Monte Carlo sample of the Gaussian head law) and puts the whole pool at
+every one of L_ref layers: that network is the mean-field dynamics of the initial law ρ⁰_P, exact in
+width (H = P heads of weight 1/P are the measure itself), with parameters that stay smooth in depth
+(constant at t = 0), discretised in depth with L_ref Euler steps — the continuous-depth limit up to
+O(1/L_ref), an error the law below carries explicitly.
+
+The coupling.  An L×H network draws each of its L·H heads i.i.d. from the pool (`seeds` replicates
+of those draws, batched), so it is a Monte Carlo sample of the reference's own law and differs from it
+only by depth discretisation and sampling — not by an independent initialisation.  The full-pool
+network of the same depth L (H = P, deterministic) splits the error (analysis module docstring):
+depth error |f_{L,P} − f_ref| = a·(1/L − 1/L_ref), width error |f_{L,H} − f_{L,P}| = b/√(L·H), and
+E err² = a²x² + b²/(LH).  Errors are RMS over the N inputs of |ŷ_i − ŷ_i^ref| at the end of training
+(t = T); the same at t = 0 is recorded beside them.
+
+The targets are y_i = q0 + target_scale·ξ_i (ξ ~ N(0, I), drawn from `seed` like the clouds and the
+pool): O(1) training that moves the heads well away from their initial law.
+"""
 
 from __future__ import annotations
 
@@ -8,28 +27,26 @@ import pandas as pd
 import torch
 from omegaconf import DictConfig, OmegaConf
 
-from mfx import cache, fit, runtime
+from mfx import fit, runtime
 from mfx.experiment import Claim, Experiment, check, register
-from mfx.transformer.analysis import E1_FLOOR_FACTOR, limit_summary
+from mfx.transformer import model
+from mfx.transformer.analysis import E1_DEPTH_L_MIN, depth_fit, error_law, shares, width_fit
 from mfx.transformer.experiments.common import (
     _as_floats,
-    _check_laplace_domain,
     _data,
     _geom_steps,
-    _init,
+    _shared,
     _train,
     _validate_model,
 )
 
-E1_TOL = {"quick": 0.25, "paper": 0.15}  # slope tolerance around −1/2
+E = "transformer_limit"
+DEPTH_TOL = {"quick": 0.2, "paper": 0.15}  # exponent of the depth error in 1/L − 1/L_ref around 1
+WIDTH_TOL = {"quick": 0.2, "paper": 0.15}  # exponent of the width error in H (at the largest L) around −1/2
+R2_MIN = {"quick": 0.75, "paper": 0.75}  # the law a²x² + b²/(LH) against the grid (L ≥ 4)
+N_BOOT = 100
 
-
-def _targets(m: DictConfig, rt, N: int) -> torch.Tensor:
-    gen = runtime.generator(m.data_seed, "transformer", "targets")
-    return torch.randn(N, m.d, generator=gen, dtype=rt.dtype).to(rt.device)
-
-
-# everything that defines the reference networks (the artifact shared by the jobs of a sweep)
+# everything that defines the pool networks (the artifacts shared by the jobs of a sweep), besides L
 REF_KEYS = [
     "d",
     "n",
@@ -47,121 +64,228 @@ REF_KEYS = [
     "train",
     "eta",
     "steps",
-    "data_seed",
-    "L_ref",
-    "H_ref",
-    "ref_reps",
+    "target_scale",
+    "P",
 ]
 
 
-def _reference(cfg: DictConfig, c, q0, y, rt) -> dict:
-    """ŷ(t) and R(t) [T, ref_reps, …] of ref_reps independent L_ref × H_ref networks (cached)."""
+def _targets(m: DictConfig, rt, q0: torch.Tensor, N: int, seed: int) -> torch.Tensor:
+    gen = runtime.generator(seed, "transformer", "targets")
+    xi = torch.randn(N, m.d, generator=gen, dtype=rt.dtype).to(rt.device)
+    return q0 + m.target_scale * xi
+
+
+def _pool(m: DictConfig, rt, seed: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The reference's P heads (Q, K, V) [P, d, d], i.i.d. from the initial law of `model.init_params`."""
+    Q, K, V = model.init_params(
+        1,
+        m.P,
+        m.d,
+        [seed],
+        s_qk=m.s_qk,
+        s_v=m.s_v,
+        v_init=m.v_init,
+        stream=("pool",),
+        dtype=rt.dtype,
+        device=rt.device,
+    )
+    return Q[0, 0], K[0, 0], V[0, 0]
+
+
+def _pool_net(cfg: DictConfig, L: int, pool, c, q0, y, rt) -> dict:
+    """ŷ(t) [T, N, d] and R(t) [T] of the network with the whole pool at each of L layers (cached)."""
     m = cfg.model
     container = OmegaConf.to_container(m, resolve=True)
-    key = {"v": 1, "dtype": str(rt.dtype), **{k: container[k] for k in REF_KEYS}}
+    key = {"v": 2, "dtype": str(rt.dtype), "seed": cfg.seed, "L": L, **{k: container[k] for k in REF_KEYS}}
 
     def compute():
-        seeds = [10_000 + r for r in range(m.ref_reps)]
-        Q, K, V = _init(m, rt, seeds, L=m.L_ref, H=m.H_ref, stream=("ref",))
+        Q, K, V = (p[None, None].expand(1, L, *p.shape).contiguous() for p in pool)
         out = _train(m, Q, K, V, c.X, q0, y, checkpoint=True)
-        return {"yhat": out["yhat"].cpu(), "loss": out["loss"].cpu()}
+        return {"yhat": out["yhat"][:, 0].cpu(), "loss": out["loss"][:, 0].cpu()}
 
-    return cache.cached("transformer_limit_ref", key, compute, root=cfg.cache_dir)
+    return _shared("transformer_limit_pool", key, compute, cfg.cache_dir)
 
 
-def _rms_dist(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """max over t of the RMS over inputs i of |a_i(t) − b_i(t)|: [T, ..., N, d] → [...]."""
-    return ((a - b) ** 2).sum(-1).mean(-1).sqrt().amax(0)
+def _rms(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """RMS over the inputs i of |a_i − b_i|: [..., N, d] → [...]."""
+    return ((a - b) ** 2).sum(-1).mean(-1).sqrt()
 
 
 def run(cfg: DictConfig) -> list[dict]:
     rt = runtime.setup(**cfg.runtime)
     m = cfg.model
-    c, q0 = _data(m, rt)
-    y = _targets(m, rt, c.X.shape[0])
-    ref = _reference(cfg, c, q0, y, rt)
-    Q, K, V = _init(m, rt, list(range(m.seeds)))
-    _check_laplace_domain(c, Q, K, q0, m.beta)
+    c, q0 = _data(m, rt, cfg.seed)
+    N = c.X.shape[0]
+    y = _targets(m, rt, q0, N, cfg.seed)
+    pool = _pool(m, rt, cfg.seed)
+    ref = _pool_net(cfg, m.L_ref, pool, c, q0, y, rt)
+    full = _pool_net(cfg, m.L, pool, c, q0, y, rt)
+    seeds = list(range(m.seeds))
+    idx = torch.stack(
+        [
+            torch.randint(
+                m.P, (m.L, m.H), generator=runtime.generator(cfg.seed, "transformer", "heads", m.L, m.H, s)
+            )
+            for s in seeds
+        ]
+    ).to(rt.device)
+    Q, K, V = (p[idx] for p in pool)  # [S, L, H, d, d]: i.i.d. heads of the pool
     out = _train(m, Q, K, V, c.X, q0, y)
-    yref_all = ref["yhat"].to(out["yhat"])  # [T, R, N, d]
-    yref = yref_all.mean(1)
-    err = _rms_dist(out["yhat"], yref[:, None])  # [S]
-    loss_ref = ref["loss"].to(out["loss"]).mean(1)
-    gap = (out["loss"] - loss_ref[:, None]).abs().amax(0)
-    R = yref_all.shape[1]
-    pairs = [(a, b) for a in range(R) for b in range(a + 1, R)]
-    spread = float(np.mean([float(_rms_dist(yref_all[:, a], yref_all[:, b])) for a, b in pairs]))
-    coords = {"L": m.L, "H": m.H, "LH": m.L * m.H, "dist": m.dist, "n": m.n, "N": c.X.shape[0], "eta": m.eta}
-    rows = [dict(coords, metric="ref_spread", value=spread)]
-    for s in range(m.seeds):
-        rows.append(dict(coords, seed=s, metric="err", value=err[s]))
-        rows.append(dict(coords, seed=s, metric="loss_gap", value=gap[s]))
-    log_steps = _geom_steps(m.steps, 25)
-    for k in log_steps:
+    yhat = out["yhat"]  # [T, S, N, d]
+    y_ref, y_full = ref["yhat"].to(yhat), full["yhat"].to(yhat)
+    coords = {
+        "L": m.L,
+        "H": m.H,
+        "LH": m.L * m.H,
+        "L_ref": m.L_ref,
+        "P": m.P,
+        "dist": m.dist,
+        "n": m.n,
+        "N": N,
+    }
+    rows = [
+        dict(coords, metric="err_depth", value=_rms(y_full[-1], y_ref[-1])),
+        dict(coords, metric="err_depth_t0", value=_rms(y_full[0], y_ref[0])),
+    ]
+    per_seed = {
+        "err": _rms(yhat[-1], y_ref[-1]),
+        "err_t0": _rms(yhat[0], y_ref[0]),
+        "err_mc": _rms(yhat[-1], y_full[-1]),
+        "err_mc_t0": _rms(yhat[0], y_full[0]),
+    }
+    for s in seeds:
+        rows += [dict(coords, seed=s, metric=k, value=v[s]) for k, v in per_seed.items()]
+    loss_ref = ref["loss"].to(out["loss"])
+    for k in _geom_steps(m.steps, 25):
         t = k * m.eta
         rows.append(dict(coords, step=k, time=t, metric="loss_ref", value=loss_ref[k]))
-        for s in range(m.seeds):
+        for s in seeds:
             rows.append(dict(coords, seed=s, step=k, time=t, metric="loss", value=out["loss"][k, s]))
     return _as_floats(rows)
 
 
 def validate(cfg: DictConfig) -> None:
     _validate_model(cfg)
+    check(cfg, "model.P", int, low=1)
     check(cfg, "model.L_ref", int, low=cfg.model.L)
-    check(cfg, "model.H_ref", int, low=cfg.model.H)
-    check(cfg, "model.ref_reps", int, low=2)
+    check(cfg, "model.target_scale", float, low=0)
+
+
+def memory(cfg: DictConfig) -> float:
+    """Peak bytes of one job: the attention weights kept for the backward of the sampled networks
+    ([S, N, H·n, n] per layer, about 4 tensors of that size each), or one checkpointed layer of a pool
+    network ([N, P·n, n]), in float64, plus the recorded outputs."""
+    m = cfg.model
+    N = len(m.params)
+    sampled = 4 * m.seeds * N * m.H * m.n * m.n * m.L
+    pooled = 6 * N * m.P * m.n * m.n + m.L_ref * N * m.n * m.d
+    return 8.0 * (max(sampled, pooled) + (m.steps + 1) * (m.seeds + 2) * N * m.d)
+
+
+def _bootstrap(table: pd.DataFrame, statistic) -> float:
+    """Seed-bootstrap SD of `statistic(table)`: the seeded rows are resampled, the deterministic
+    full-pool (depth) rows are kept as they are."""
+    cols = ["experiment", "status", "L", "H", "L_ref", "seed", "metric", "value"]
+    t = table.loc[table["metric"].isin(["err", "err_mc"]), cols]
+    fixed = table.loc[table["metric"] == "err_depth", cols]
+    if t.empty or t["seed"].nunique() < 2:
+        return float("nan")
+    values = fit.seed_bootstrap(
+        t, lambda b: statistic(pd.concat([b, fixed], ignore_index=True)), n_boot=N_BOOT
+    )
+    return fit.bootstrap_sd(values)
 
 
 def claims(table: pd.DataFrame) -> list[Claim]:
     scale = str(table["scale"].iloc[0])
-    err, floor = limit_summary(table)
-    above = err[err["value"] > E1_FLOOR_FACTOR * floor]
-    f = fit.power_law(above["LH"], above["value"])
-    tol = E1_TOL[scale]
-    out = [
+    t = table[(table["experiment"] == E) & (table["status"] == "ok")]
+    seeds = int(t["seed"].nunique())
+    out = []
+    fd = depth_fit(t)
+    tol = DEPTH_TOL[scale]
+    out.append(
         Claim.within(
-            "transformer_limit",
-            "slope of the error to the reference vs L·H (points above 2× the ref-to-ref floor)",
-            f["slope"],
+            E,
+            f"depth error |f_(L,P) − f_ref| ∝ (1/L − 1/L_ref)^k, L ≥ {E1_DEPTH_L_MIN}: exponent k",
+            fd["slope"],
+            1.0,
+            tol,
+            detail=f"{fd.describe('slope')}; full pool (P heads) at every layer, deterministic; scale={scale}",
+            u=fd.se["slope"],
+            how="fit SE",
+            points=fd.n,
+            seeds=1,
+            min_points=3,
+        )
+    )
+    fw, L_max = width_fit(t)
+    tol = WIDTH_TOL[scale]
+    out.append(
+        Claim.within(
+            E,
+            f"width error |f_(L,H) − f_(L,P)| ∝ H^k at the largest L (= {L_max}): exponent k",
+            fw["slope"],
             -0.5,
             tol,
-            detail=f"{f.describe('slope')}; floor (ref-to-ref spread) = {floor:.3g}; scale={scale}, tol ±{tol}",
+            detail=f"{fw.describe('slope')} on the RMS over seeds; scale={scale}",
+            u=_bootstrap(t, lambda b: width_fit(b)[0]["slope"]),
+            how="seed bootstrap SD",
+            points=fw.n,
+            seeds=seeds,
+            min_points=3,
         )
-    ]
-    e = err.set_index(["L", "H"])["value"]
-    if (4, 16) in e.index and (16, 4) in e.index:
-        r = float(e[(4, 16)] / e[(16, 4)])
-        out.append(
-            Claim.at_most(
-                "transformer_limit",
-                "depth and width trade: error ratio max(r, 1/r) of (L,H) = (4,16) vs (16,4)",
-                max(r, 1 / r),
-                2.0,
-                detail=f"err(4,16) = {e[(4, 16)]:.3g}, err(16,4) = {e[(16, 4)]:.3g}, r = {r:.3g}; scale={scale}",
-            )
+    )
+    law = error_law(t)
+    law0 = error_law(t, "err_t0")
+    note = (
+        f"E err² = A(1/L − 1/L_ref)² + B/(LH): A = {law['A']:.3g} ± {law.se['A']:.2g}, "
+        f"B = {law['B']:.3g} ± {law.se['B']:.2g}, R² = {law.r2:.3f}, {law.n} points; at t = 0: "
+        f"A = {law0['A']:.3g}, B = {law0['B']:.3g}"
+    )
+    sh = shares(t)
+    L, H = sh.get("depth_at", (0, 0))
+    out.append(
+        Claim.at_least(
+            E,
+            f"the depth term is resolved: it carries ≥ half of E err² at (L, H) = ({L}, {H})",
+            sh["depth"],
+            0.5,
+            detail=f"depth²/E err² at ({L}, {H}), the width term the rest (at ({sh.get('width_at', (0, 0))[0]}, "
+            f"{sh.get('width_at', (0, 0))[1]}) the width term carries {sh['width']:.3g}); {note}",
+            u=_bootstrap(t, lambda b: shares(b)["depth"]),
+            how="seed bootstrap SD",
+            points=1 if np.isfinite(sh["depth"]) else 0,
+            seeds=seeds,
         )
-    else:
-        out.append(
-            Claim(
-                "transformer_limit",
-                "depth and width trade: (4,16) vs (16,4)",
-                float("nan"),
-                "≤ 2",
-                False,
-                "grid lacks (4,16) or (16,4)",
-            )
+    )
+    r2_min = R2_MIN[scale]
+    out.append(
+        Claim.at_least(
+            E,
+            f"the error law A(1/L − 1/L_ref)² + B/(LH) fits the grid (L ≥ {E1_DEPTH_L_MIN}): R² of log err",
+            law.r2,
+            r2_min,
+            detail=f"{note}; scale={scale}",
+            u=_bootstrap(t, lambda b: error_law(b).r2),
+            how="seed bootstrap SD",
+            points=law.n,
+            seeds=seeds,
+            min_points=4,
         )
+    )
     return out
 
 
 register(
     Experiment(
-        name="transformer_limit",
+        name=E,
         family="transformer",
-        description="E1: error of the L×H transformer to a large reference vs L·H (mean-field limit)",
-        figure="E1: error vs L·H (log-log) and loss curves over the reference's",
+        description="E1: trained L×H transformer vs its continuous-depth, full-pool limit: depth and width errors",
+        figure="E1: depth error vs 1/L, width error vs H, total error vs the fitted law, with the t = 0 errors",
         run=run,
         claims=claims,
         validate=validate,
+        memory=memory,
+        memory_keys="model.L, model.H, model.n, model.P, model.seeds",
     )
 )

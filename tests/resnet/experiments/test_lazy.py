@@ -1,21 +1,36 @@
-"""resnet_lazy end to end at scale=quick: its claims (the issue's) pass, figures draw, odd M with
+"""resnet_lazy end to end at scale=quick: its claims (the issue's) pass, decided with their
+uncertainty; figures draw, odd M with
 paired units exits 2 naming model.M, NaN runs become status=diverged rows."""
+
+import pytest
 
 from mfx import experiment as registry
 from mfx import plotting
+from mfx.resnet import plots
 
-CLAIMS = ["local feature movement vs alpha", "tangent model vs alpha"]
+CLAIMS = [
+    "local feature movement vs alpha",
+    "tangent model vs alpha",
+    "falls at least like 1/alpha: exponent p",
+    "rises like alpha/√(LM): exponent q",
+    "grows like (LM)^(1/4)",
+    "paired init: the distance to the limit does not grow",
+]
 
 
 def test_quick_scale_claims_pass(run_experiment):
     table = run_experiment("resnet_lazy", "scale=quick")
     claims = registry.get("resnet_lazy").claims(table)
     assert [any(s in c.statement for c in claims) for s in CLAIMS] == [True] * len(CLAIMS)
-    failed = [f"{c.statement}: {c.measured} vs {c.expected} ({c.detail})" for c in claims if not c.passed]
+    failed = [
+        f"{c.statement}: {c.measured} ± {c.u} vs {c.expected} ({c.detail})" for c in claims if not c.passed
+    ]
     assert not failed
+    assert all(c.how == "seed bootstrap SD" and c.u > 0 and c.seeds >= 3 for c in claims)
     assert (table["status"] == "ok").all()
-    figures = plotting.plot_function("resnet_lazy")(table)
+    figures = plots.lazy(table)
     assert figures and all(fig.axes for fig in figures.values())
+    assert all(not plotting.layout_problems(fig) for fig in figures.values())
 
 
 def test_paired_init_needs_even_M(mfx_main, capsys, tmp_path):
@@ -23,7 +38,31 @@ def test_paired_init_needs_even_M(mfx_main, capsys, tmp_path):
     assert "model.M" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "override, key",
+    [
+        ("model.limit_sizes=[8,5]", "model.limit_sizes"),
+        ("model.limit_sizes=[256]", "model.L_ref"),
+        ("model.M_ref=127", "model.M_ref"),
+    ],
+)
+def test_bad_limit_config_exits_2_naming_key(override, key, mfx_main, capsys, tmp_path):
+    assert mfx_main("run", "experiment=resnet_lazy", override, f"out={tmp_path / 'o'}") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and key in err[0]
+    assert not (tmp_path / "o").exists()
+
+
 def test_diverging_run_gives_diverged_rows(run_experiment):
-    table = run_experiment("resnet_lazy", "scale=quick", "model.alpha=1,2", "model.eta=1e200", "model.K=2")
+    table = run_experiment(
+        "resnet_lazy",
+        "scale=quick",
+        "model.alpha=1,2",
+        "model.eta=1e200",
+        "model.K=2",
+        "model.limit_sizes=[8]",
+        "model.L_ref=8",
+        "model.M_ref=8",
+    )
     assert (table["status"] == "diverged").any()
     assert set(table["alpha"]) == {1, 2}

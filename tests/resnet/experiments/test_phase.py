@@ -1,7 +1,9 @@
-"""resnet_phase end to end at scale=quick: its claims (the issue's) pass, figures draw."""
+"""resnet_phase end to end at scale=quick: its claims (the issue's) pass, decided with their
+uncertainty; figures draw."""
 
 from mfx import experiment as registry
 from mfx import plotting
+from mfx.resnet import plots
 
 CLAIMS = ["critical gamma*"]
 
@@ -10,8 +12,12 @@ def test_quick_scale_claims_pass(run_experiment):
     table = run_experiment("resnet_phase", "scale=quick")
     claims = registry.get("resnet_phase").claims(table)
     assert [any(s in c.statement for c in claims) for s in CLAIMS] == [True] * len(CLAIMS)
-    failed = [f"{c.statement}: {c.measured} vs {c.expected} ({c.detail})" for c in claims if not c.passed]
+    failed = [
+        f"{c.statement}: {c.measured} ± {c.u} vs {c.expected} ({c.detail})" for c in claims if not c.passed
+    ]
     assert not failed
+    assert all(c.how == "seed bootstrap SD" and c.u > 0 and c.seeds >= 3 for c in claims)
     assert (table["status"] == "ok").all()
-    figures = plotting.plot_function("resnet_phase")(table)
+    figures = plots.phase(table)
     assert figures and all(fig.axes for fig in figures.values())
+    assert all(not plotting.layout_problems(fig) for fig in figures.values())

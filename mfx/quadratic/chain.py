@@ -1,0 +1,364 @@
+"""One-pass SGD as the exact Markov chain of its overlaps: one step costs O(k³), k = p + p*, whatever N.
+
+State. V = [W; W*] (k × N, student rows first) and M = V Vᵀ/N = [[Q, ρ], [ρᵀ, T]] (k × k, float64).
+
+Step. With a fresh x ~ N(0, I_N), fields z = V x/√N = (λ, ν) and label noise √Δ ξ, SGD on ½ err² with
+err = a Σλ² − a* Σν² − √Δ ξ moves only the student rows, by a rank-one term along x:
+    W' = W + u xᵀ/√N,   u = −2 a η err λ   (p-vector; W* is fixed)
+so, with d = [u; 0] (k-vector),
+    M' = M + (d zᵀ + z dᵀ)/N + d dᵀ |x|²/N²,   i.e.
+    Q' = Q + (c λλᵀ)(2/N + c |x|²/N²),   ρ' = ρ + c λνᵀ/N,   T' = T,   c = −2 a η err.
+This holds for any readouts (a, a*): both `model.READOUTS` only change the numbers a, a*. Label noise
+enters only through err (ξ is independent of x and of the past). The d dᵀ |x|²/N² term is the O(η²)
+one: in expectation it is 4a²η² E[err² λλᵀ] |x|²/N² per step, i.e. the ODE's 4a²η²Φ per unit of
+α = steps/N once |x|²/N → 1 (science §3.1); the chain keeps its exact finite-N value.
+
+Law of (z, |x|²) given the past. x is independent of V (which depends on earlier inputs only), so
+z ~ N(0, M), and splitting x into its projection on the row space of V (rank r) and the rest,
+    |x|² = zᵀM⁺z + χ²_{N−r},  the χ² independent of z.
+Rank-free form used here: for ANY k × k matrix A with A Aᵀ = M and g ~ N(0, I_k),
+    (z, |x|²) =_d (A g, |g|² + χ²_{N−k}),   χ² independent of g   (needs N ≥ k).
+Proof: P = Aᵀ M⁺ A is the orthogonal projector on range(Aᵀ) (rank r), z = A g = A P g, so zᵀM⁺z = gᵀPg,
+and |g|² = gᵀPg + gᵀ(I−P)g with gᵀ(I−P)g ~ χ²_{k−r} independent of P g; χ²_{k−r} + χ²_{N−k} = χ²_{N−r}.
+Equivalently: V = √N A E for a k-frame E (orthonormal rows) containing the row space, g = E x.
+So (M_t) is a Markov chain with exactly the law of SGD's overlaps at finite N (jointly in t), a
+singular or nearly singular M needs no rank decision and no pseudo-inverse, only a square root: A is
+the plain Cholesky factor while every pivot exceeds CHOLESKY_TOL of its diagonal (Cholesky is backward
+stable whenever it completes), else a diagonally pivoted Cholesky factor that stops when the largest
+remaining pivot is ≤ PIVOT_TOL·max diag M. The dropped Schur complement is PSD with diagonal ≤ that
+bound, hence entrywise ≤ it, so A Aᵀ = M up to a relative 1e-14 (backward stable). M near the solution
+manifold (Q_⊥ = Q − ρT⁻¹ρᵀ → 0, rank → p*) and matched inits with dependent rows are such cases. M
+itself is updated only through the exact formula above, never re-formed from A.
+
+Initial law (`initial_overlaps`). Independent Gaussian G_s (p × N) and G_t (p* × N) give [G_s; G_t] =
+L O with L the Bartlett factor of a Wishart(N, I_k) matrix (L_ii² ~ χ²_{N−i}, i = 0..k−1, L_ij ~ N(0,1)
+for i > j) and O a k-frame; the weights are row-transforms of G: Gaussian student σ0 G_s; orthonormal
+rows (model._orthonormal_rows: QR with positive diagonal) √N C⁻¹G with C = chol(G Gᵀ), the student's
+C being L's leading p × p block; teacher rows then scaled by √diag(model.teacher_T). With F = [those
+transforms applied to L's rows], M0 = F Fᵀ/N has exactly the law of model.overlaps of
+model.student_weights / teacher_weights, at O(k³) cost. `init="idealised"` is model.idealised_init
+(same numbers as the ODE's idealised init) with T = teacher_T; for the overlaps of given weights
+(the full SGD's own start), use `overlaps_of`.
+
+Randomness. Each seed has its own numpy generators, seeded by mfx.runtime.stream_seed(seed, "quadratic",
+"chain", stream), drawn in fixed chunks of CHUNK steps, so seed s follows the same trajectory alone or
+in any batch and whatever the logging grid. The step loop is compiled with numba: a step is a few
+hundred flops per seed, and the same step batched over seeds in numpy or torch ran 30–90× slower
+(per-call overhead), which would leave the chain only ~10× faster than the full SGD at N = 3·10⁴.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numba
+import numpy as np
+import torch
+
+from mfx import runtime
+from mfx.quadratic import model
+
+INITS = ("gaussian", "orthonormal", "idealised")  # student kinds of model.STUDENTS, or the N → ∞ init
+CHUNK = 2048  # steps of random numbers drawn per seed at a time
+PIVOT_TOL = 1e-14  # pivoted Cholesky stops at pivots ≤ PIVOT_TOL · max diag M
+CHOLESKY_TOL = 1e-8  # plain Cholesky gives way to the pivoted one at pivots ≤ CHOLESKY_TOL · their diagonal
+
+
+def _rng(seed: int, *stream: object) -> np.random.Generator:
+    return np.random.Generator(np.random.PCG64(runtime.stream_seed(seed, "quadratic", "chain", *stream)))
+
+
+def overlaps_of(W: torch.Tensor, W_star: torch.Tensor) -> torch.Tensor:
+    """M = [W; W*][W; W*]ᵀ/N [S, p+p*, p+p*] (float64, CPU) from W [S, p, N] and W* [S, p*, N]."""
+    V = torch.cat([W, W_star], dim=1).double().cpu()
+    return torch.bmm(V, V.transpose(1, 2)) / V.shape[-1]
+
+
+def _orthonormal_transform(rows: np.ndarray, N: int) -> np.ndarray:
+    """Frame coordinates of √N · orthonormalised rows: √N C⁻¹ rows with C = chol(rows rowsᵀ)."""
+    C = np.linalg.cholesky(rows @ rows.T)
+    return np.sqrt(N) * np.linalg.solve(C, rows)
+
+
+def _bartlett(rng: np.random.Generator, k: int, N: int) -> np.ndarray:
+    """Lower-triangular L with L Lᵀ ~ Wishart(N, I_k)."""
+    L = np.zeros((k, k))
+    for i in range(k):
+        L[i, i] = np.sqrt(rng.chisquare(N - i))
+        L[i, :i] = rng.standard_normal(i)
+    return L
+
+
+def initial_overlaps(
+    seeds,
+    p: int,
+    p_star: int,
+    N: int,
+    *,
+    teacher: str = "orthonormal",
+    init: str = "gaussian",
+    dtype: torch.dtype = torch.float64,
+    sigma0: float = 1.0,
+    anisotropy: float = 0.0,
+) -> torch.Tensor:
+    """M0 [S, p+p*, p+p*] with the exact law of [W0; W*][W0; W*]ᵀ/N at initialisation.
+
+    teacher: model.TEACHERS ("orthonormal": T = teacher_T exactly; "gaussian": i.i.d. N(0, 1) rows).
+    init: "gaussian" | "orthonormal" (the student kinds of model.student_weights, scale sigma0) or
+    "idealised" (model.idealised_init: Q0 = σ0² I, ρ0 = σ0 G/√N, T = teacher_T; the teacher kind is
+    then irrelevant). anisotropy: model.teacher_T's κ (rows of W* scaled by √diag T). Needs N ≥ p + p*.
+    """
+    k = p + p_star
+    if teacher not in model.TEACHERS:
+        raise ValueError(f"teacher must be one of {model.TEACHERS} (got {teacher!r})")
+    if init not in INITS:
+        raise ValueError(f"init must be one of {INITS} (got {init!r})")
+    if N < k:
+        raise ValueError(f"the overlap chain needs N ≥ p + p* (got N={N}, p+p*={k})")
+    T = model.teacher_T(p_star, anisotropy)
+    if init == "idealised":
+        rho0, Q0 = model.idealised_init(p, p_star, N, seeds, sigma0)
+        M = np.zeros((len(seeds), k, k))
+        M[:, :p, :p], M[:, :p, p:], M[:, p:, :p], M[:, p:, p:] = Q0, rho0, rho0.transpose(0, 2, 1), T
+        if np.any(np.linalg.eigvalsh(M)[:, 0] < 0):
+            raise ValueError(f"idealised init at N={N} is not a Gram matrix (|ρ0| > σ0); use a larger N")
+        return torch.from_numpy(M).to(dtype)
+    t_scale = np.sqrt(np.diag(T))[:, None]
+    Ms = []
+    for s in seeds:
+        L = _bartlett(_rng(s, "init"), k, N)
+        F = np.empty((k, k))
+        F[:p] = sigma0 * (_orthonormal_transform(L[:p], N) if init == "orthonormal" else L[:p])
+        F[p:] = t_scale * (_orthonormal_transform(L[p:], N) if teacher == "orthonormal" else L[p:])
+        Ms.append(F @ F.T / N)
+    return torch.from_numpy(np.stack(Ms)).to(dtype)
+
+
+@numba.njit(cache=True)
+def _factor(M, A, R, used):
+    """A (k × k) with A Aᵀ = M: plain Cholesky while every pivot exceeds CHOLESKY_TOL of its diagonal
+    (backward stable), else (nearly dependent rows) the pivoted one."""
+    if not _cholesky(M, A):
+        _pivoted_cholesky(M, A, R, used)
+
+
+@numba.njit(cache=True)
+def _cholesky(M, A):
+    """Lower-triangular A with A Aᵀ = M; False (A unusable) at a pivot ≤ CHOLESKY_TOL · its diagonal."""
+    k = M.shape[0]
+    for j in range(k):
+        d = M[j, j]
+        for c in range(j):
+            d -= A[j, c] * A[j, c]
+        if not d > CHOLESKY_TOL * M[j, j]:
+            return False
+        root = np.sqrt(d)
+        A[j, j] = root
+        inv = 1.0 / root
+        for i in range(j + 1, k):
+            v = M[i, j]
+            for c in range(j):
+                v -= A[i, c] * A[j, c]
+            A[i, j] = v * inv
+        for i in range(j):
+            A[i, j] = 0.0
+    return True
+
+
+@numba.njit(cache=True)
+def _pivoted_cholesky(M, A, R, used):
+    """A (k × k) with A Aᵀ = M: Cholesky with diagonal pivoting on the work matrix R, stopped at pivots
+    ≤ PIVOT_TOL · max diag M (the rest of A stays zero)."""
+    k = M.shape[0]
+    scale = 0.0
+    for i in range(k):
+        used[i] = False
+        scale = max(scale, M[i, i])
+        for j in range(k):
+            R[i, j] = M[i, j]
+            A[i, j] = 0.0
+    tol = PIVOT_TOL * scale
+    for col in range(k):
+        piv, best = -1, tol
+        for i in range(k):
+            if not used[i] and R[i, i] > best:
+                piv, best = i, R[i, i]
+        if piv < 0:
+            return
+        used[piv] = True
+        root = np.sqrt(best)
+        A[piv, col] = root
+        for i in range(k):
+            if not used[i]:
+                A[i, col] = R[i, piv] / root
+        for i in range(k):
+            if not used[i]:
+                for j in range(k):
+                    if not used[j]:
+                        R[i, j] -= A[i, col] * A[j, col]
+
+
+@numba.njit(cache=True)
+def _fields(A, g, chi2, z):
+    """z = A g and |x|² = |g|² + χ²_{N−k} (returned)."""
+    k = A.shape[0]
+    x2 = chi2
+    for i in range(k):
+        x2 += g[i] * g[i]
+        acc = 0.0
+        for j in range(k):
+            acc += A[i, j] * g[j]
+        z[i] = acc
+    return x2
+
+
+@numba.njit(cache=True)
+def _update(M, z, x2, noise, p, a, a_star, eta, N):
+    """One SGD step on M [k, k] in place, from the fields z [k], |x|² and the label noise √Δ ξ."""
+    k = M.shape[0]
+    err = -noise
+    for i in range(p):
+        err += a * z[i] * z[i]
+    for m in range(p, k):
+        err -= a_star * z[m] * z[m]
+    c = -2.0 * a * eta * err
+    q = c * (2.0 / N + c * x2 / (N * N))
+    for i in range(p):
+        for j in range(p):
+            M[i, j] += q * z[i] * z[j]
+        for m in range(p, k):
+            d = c * z[i] * z[m] / N
+            M[i, m] += d
+            M[m, i] += d
+
+
+@numba.njit(cache=True)
+def _student_sum(M, p):
+    """Σ of the student rows of M: finite iff they all are (only they change)."""
+    total = 0.0
+    for i in range(p):
+        for j in range(M.shape[1]):
+            total += M[i, j]
+    return total
+
+
+@numba.njit(cache=True)
+def _advance(M, G, chi2, noise, start, n, p, a, a_star, eta, N, alive):
+    """n chain steps for every seed s with alive[s], using draws G[s, start:start+n] (normals [.., k]),
+    chi2[s, ...] (χ²_{N−k}) and noise[s, ...] (√Δ ξ; an empty last axis means Δ = 0). A seed whose M
+    stops being finite is set to NaN and marked dead."""
+    S, k = M.shape[0], M.shape[1]
+    A = np.empty((k, k))
+    R = np.empty((k, k))
+    used = np.empty(k, np.bool_)
+    z = np.empty(k)
+    with_noise = noise.shape[1] > 0
+    for s in range(S):
+        if not alive[s]:
+            continue
+        Ms = M[s]
+        for t in range(start, start + n):
+            _factor(Ms, A, R, used)
+            x2 = _fields(A, G[s, t], chi2[s, t], z)
+            _update(Ms, z, x2, noise[s, t] if with_noise else 0.0, p, a, a_star, eta[s], N)
+            if not np.isfinite(_student_sum(Ms, p)):
+                Ms[:] = np.nan
+                alive[s] = False
+                break
+
+
+def factor(M: np.ndarray) -> np.ndarray:
+    """The square root A [k, k] (A Aᵀ = M, pivoted Cholesky) that the chain uses for one M [k, k]."""
+    k = M.shape[0]
+    A = np.empty((k, k))
+    _factor(np.ascontiguousarray(M, dtype=np.float64), A, np.empty((k, k)), np.empty(k, np.bool_))
+    return A
+
+
+def fields(M: np.ndarray, g: np.ndarray, chi2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The chain's sampler for one M [k, k]: (z [n, k], |x|² [n]) from g [n, k] ~ N(0, I) and
+    chi2 [n] ~ χ²_{N−k}."""
+    A = factor(M)
+    z = np.empty_like(g, dtype=np.float64)
+    x2 = np.array([_fields(A, g[i], float(chi2[i]), z[i]) for i in range(len(g))])
+    return z, x2
+
+
+def step(M: np.ndarray, z, x2: float, p: int, a: float, a_star: float, eta: float, N: int, noise=0.0):
+    """One SGD step on M [k, k] (float64 numpy, in place) driven by given fields z [k] = [W; W*] x/√N,
+    |x|² and label noise √Δ ξ: the chain's update, for feeding it the inputs of a full run."""
+    _update(M, np.asarray(z, dtype=np.float64), float(x2), float(noise), p, a, a_star, float(eta), N)
+
+
+class _Draws:
+    """Per-seed random numbers in chunks of CHUNK steps: normals g [S, CHUNK, k], χ²_{N−k} [S, CHUNK] and
+    label noise √Δ ξ [S, CHUNK] (empty when Δ = 0), each from its own generator per seed."""
+
+    def __init__(self, seeds, k, N, Delta):
+        self.df, self.Delta = N - k, Delta
+        self.rng_g = [_rng(s, "g") for s in seeds]
+        self.rng_chi2 = [_rng(s, "chi2") for s in seeds]
+        self.rng_xi = [_rng(s, "xi") for s in seeds] if Delta > 0 else []
+        S = len(seeds)
+        self.g = np.empty((S, CHUNK, k))
+        self.chi2 = np.zeros((S, CHUNK))
+        self.noise = np.empty((S, CHUNK if Delta > 0 else 0))
+        self.pos = CHUNK
+
+    def refill(self):
+        for i, rng in enumerate(self.rng_g):
+            rng.standard_normal(out=self.g[i])
+        if self.df > 0:
+            for i, rng in enumerate(self.rng_chi2):
+                self.chi2[i] = rng.chisquare(self.df, CHUNK)
+        for i, rng in enumerate(self.rng_xi):
+            rng.standard_normal(out=self.noise[i])
+            self.noise[i] *= self.Delta**0.5
+        self.pos = 0
+
+
+def simulate(
+    M0,
+    p: int,
+    N: int,
+    seeds,
+    a: float,
+    a_star: float,
+    eta,
+    log_steps,
+    Delta: float = 0.0,
+    stop: Callable[[np.ndarray, np.ndarray], bool] | None = None,
+) -> dict:
+    """Run the overlap chain from M0 [S, p+p*, p+p*] and log (ρ, Q) at `log_steps`: sgd.simulate's contract.
+
+    eta: a number or a tensor [S]. `log_steps` are increasing step counts (0 allowed); the run ends at the
+    last one, or earlier at a logged step where `stop(rho [S,p,p*], Q [S,p,p])` returns True. Returns
+    {"steps" [K], "rho" [K,S,p,p*], "Q" [K,S,p,p]} (float64 numpy); a diverged seed shows NaN. The
+    teacher Gram T of each seed is M0[:, p:, p:] (fixed).
+    """
+    M = np.array(torch.as_tensor(M0).detach().cpu().double().numpy(), dtype=np.float64, order="C")
+    S, k = M.shape[0], M.shape[1]
+    if N < k:
+        raise ValueError(f"the overlap chain needs N ≥ p + p* (got N={N}, p+p*={k})")
+    eta = np.ascontiguousarray(torch.as_tensor(eta, dtype=torch.float64).cpu().expand(S).numpy())
+    alive = np.isfinite(M).all(axis=(1, 2))
+    draws = _Draws(seeds, k, N, Delta)
+    log_steps = [int(t) for t in log_steps]
+    steps, rhos, Qs = [], [], []
+    t = 0
+    bar = runtime.progress(total=log_steps[-1], desc="chain steps", unit="step", unit_scale=True)
+    for i, target in enumerate(log_steps):
+        while t < target:
+            if draws.pos == CHUNK:
+                draws.refill()
+            n = min(target - t, CHUNK - draws.pos)
+            _advance(M, draws.g, draws.chi2, draws.noise, draws.pos, n, p, a, a_star, eta, N, alive)
+            draws.pos += n
+            t += n
+            bar.update(n)
+        rho, Q = M[:, :p, p:].copy(), M[:, :p, :p].copy()
+        steps.append(t), rhos.append(rho), Qs.append(Q)
+        if i == len(log_steps) - 1 or (stop is not None and stop(rho, Q)):
+            break
+    bar.close()
+    return {"steps": np.array(steps), "rho": np.stack(rhos), "Q": np.stack(Qs)}

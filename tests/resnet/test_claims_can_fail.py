@@ -1,0 +1,197 @@
+"""Every claim of the ResNet family fails under a named, realistic physics mistake (issue 10 §5).
+
+Each mistake is injected with `monkeypatch` on the numerics (the model's public functions, the
+draws, a figure's scaling helper) and the experiment runs at scale=quick in-process; the claim must
+come out "fail" — not inconclusive, not a crash, not a blow-up (every row stays finite).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+import torch
+
+from mfx import experiment as registry
+from mfx.resnet import draws, model, tangent
+from mfx.resnet.experiments import phase
+
+# ------------------------------------------------------------------------------------ mistakes
+
+
+def fanin_sqrt_M(mp):
+    """Residual scale α/(L√M) (the fan-in convention) instead of the mean-field α/(LM), with the raw
+    rate η·L·D/α² that keeps the per-step output change O(1): the block sums no longer average."""
+    train = model.train
+
+    def wrong(W_E, W_U, U, V, X, Y, alpha=1.0, eta=1.0, K=15, sigma="tanh"):
+        return train(W_E, W_U, U, V, X, Y, alpha * math.sqrt(U.shape[2]), eta, K, sigma)
+
+    mp.setattr(model, "train", wrong)
+
+
+def rate_without_L(mp):
+    """Raw GD rate η·M·D/α², the depth factor L of the mean-field rate η·L·M·D/α² forgotten."""
+    train = model.train
+
+    def wrong(W_E, W_U, U, V, X, Y, alpha=1.0, eta=1.0, K=15, sigma="tanh"):
+        return train(W_E, W_U, U, V, X, Y, alpha, eta / U.shape[1], K, sigma)
+
+    mp.setattr(model, "train", wrong)
+
+
+def preact_from_input(mp):
+    """Every block reads the embedding h_0 instead of the running state h_{l-1} (P_l = <u, h_0>/D):
+    the ResNet becomes a plain average of L·M units, with no ODE and no Euler (1/L) error."""
+
+    def wrong(W_E, W_U, U, V, X, Y, alpha=1.0, eta=1.0, K=15, sigma="tanh"):
+        _, L, M, D = U.shape
+        act = model.SIGMAS[sigma][0]
+        U, V = U.clone().requires_grad_(), V.clone().requires_grad_()
+        lr = model.learning_rate(L, M, D, alpha, eta)
+        fs, hs = [], []
+        for k in range(K + 1):
+            h0 = torch.bmm(X, W_E.transpose(1, 2))
+            P = torch.einsum("snd,slmd->slnm", h0, U) / D
+            h = h0 + alpha / (L * M) * torch.einsum("slnm,slmd->snd", act(P), V)
+            f = torch.bmm(h, W_U) / D
+            fs.append(f.detach())
+            hs.append(h.detach())
+            if k < K:
+                gU, gV = torch.autograd.grad(model.loss(f, Y).sum(), (U, V))
+                with torch.no_grad():
+                    U -= lr * gU
+                    V -= lr * gV
+        f = torch.stack(fs, 1)
+        return {
+            "f": f,
+            "h_L": torch.stack(hs, 1),
+            "loss": model.loss(f, Y[:, None]),
+            "U": U.detach(),
+            "V": V.detach(),
+        }
+
+    mp.setattr(model, "train", wrong)
+
+
+def unit_std_one(mp):
+    """Units drawn N(0, I) instead of N(0, D·I) (the std-1 habit): the pre-activations <u, h>/D
+    shrink like 1/√D and the √D growth of the embedding error disappears."""
+    units = draws.units
+
+    def wrong(seeds, L, M, D, *args, **kwargs):
+        U, V = units(seeds, L, M, D, *args, **kwargs)
+        return U / math.sqrt(D), V / math.sqrt(D)
+
+    mp.setattr(draws, "units", wrong)
+
+
+def units_tied_across_layers(mp):
+    """One draw of the M units reused by every layer (U[l] = U[0], the `expand` bug): depth no
+    longer averages independent units, so the error at M = 1 stops falling like 1/√L."""
+    units = draws.units
+
+    def wrong(seeds, L, M, D, *args, **kwargs):
+        U, V = units(seeds, L, M, D, *args, **kwargs)
+        return U[:, :1].expand_as(U).contiguous(), V[:, :1].expand_as(V).contiguous()
+
+    mp.setattr(draws, "units", wrong)
+
+
+def v_init_over_alpha(mp):
+    """α folded into the init (v ~ N(0, D/α²)) on top of the α/(LM) multiplier, the usual way to
+    "start the output at O(1)": the network no longer becomes lazy, its features move like 1/α²,
+    and its initial residual no longer grows with α (no α/√(LM) term, no optimum α*)."""
+    train = model.train
+
+    def wrong(W_E, W_U, U, V, X, Y, alpha=1.0, eta=1.0, K=15, sigma="tanh"):
+        return train(W_E, W_U, U, V / alpha, X, Y, alpha, eta, K, sigma)
+
+    mp.setattr(model, "train", wrong)
+
+
+def full_linearisation_as_limit(mp):
+    """The lazy limit taken as the full linearisation f(θ0) + J(θ0)(θ − θ0) (the NTK habit) instead
+    of the blockwise one: in a deep ResNet the O(1) feature change flows nonlinearly through depth."""
+    mp.setattr(model, "train_blockwise_linear", model.train_tangent)
+
+
+def uncoupled_limit_reference(mp):
+    """The tangent-limit reference drawn with its own embedding (W_E's rows rolled: a different
+    draw), not the rep's: the limit of another network, so no law in alpha is left to see."""
+    limit = tangent.limit
+
+    def wrong(W_E, W_U, U, V, X, Y, *args, **kwargs):
+        return limit(W_E.roll(1, dims=1), W_U, U, V, X, Y, *args, **kwargs)
+
+    mp.setattr(tangent, "limit", wrong)
+
+
+def pairing_without_sign_flip(mp):
+    """The doubling trick done as a plain copy, unit j + M/2 = (u_j, +v_j) instead of (u_j, −v_j),
+    for the networks compared with the limit: their initial residual is doubled, not cancelled."""
+    units = draws.units
+
+    def wrong(seeds, L, M, D, tag="grid", paired=False, **kwargs):
+        U, V = units(seeds, L, M, D, tag, paired, **kwargs)
+        if paired and tag != "ref":
+            V = torch.cat([V[:, :, : M // 2], V[:, :, : M // 2]], dim=2)
+        return U, V
+
+    mp.setattr(draws, "units", wrong)
+
+
+def alpha_over_D(mp):
+    """Residual scale D^γ/(LM) implemented as α = D^γ/D, dividing by v's init variance D instead of
+    its std √D: every exponent of D shifts, and γ* moves by 1/2."""
+    mp.setattr(phase, "residual_alpha", lambda D, gamma: float(D) ** (gamma - 1))
+
+
+# ------------------------------------------------------------------------------------ the tests
+
+# (experiment, mistake, the claims it must fail: a substring of each statement)
+CASES = [
+    ("resnet_depth", units_tied_across_layers, ["slope of the output error vs L at M = 1"]),
+    ("resnet_depth", rate_without_L, ["R² (log space) of a/L + b/√(LM)"]),
+    ("resnet_width", fanin_sqrt_M, ["slope of the output error vs M"]),
+    ("resnet_width", preact_from_input, ["1/L floor"]),
+    ("resnet_dim", unit_std_one, ["slope of the h_L error vs D", "R² (log space) of a/L + b·√(D/(LM))"]),
+    ("resnet_lazy", v_init_over_alpha, ["slope of the local feature movement", "exponent q", "exponent r"]),
+    ("resnet_lazy", full_linearisation_as_limit, ["distance to the (blockwise) tangent model"]),
+    ("resnet_lazy", uncoupled_limit_reference, ["exponent p"]),
+    ("resnet_lazy", pairing_without_sign_flip, ["paired init: the distance to the limit does not grow"]),
+    ("resnet_phase", alpha_over_D, ["critical gamma*"]),
+]
+FAST: set[str] = set()  # each takes 20–90 s (a quick sweep): `make test-all` runs them
+
+
+def _case(name, mistake, statements):
+    marks = () if mistake.__name__ in FAST else (pytest.mark.slow,)
+    return pytest.param(name, mistake, statements, id=f"{name}-{mistake.__name__}", marks=marks)
+
+
+def test_every_claim_has_a_mistake():
+    covered = {(name, s) for name, _, statements in CASES for s in statements}
+    for name in ("resnet_depth", "resnet_width", "resnet_dim", "resnet_lazy", "resnet_phase"):
+        for claim in registry.get(name).claims(_empty(name)):
+            assert any(n == name and s in claim.statement for n, s in covered), (name, claim.statement)
+
+
+def _empty(name):
+    """A table with no rows of the experiment: its claims come out inconclusive, with statements."""
+    columns = ["experiment", "scale", "L", "M", "D", "d_out", "L_ref", "M_ref", "alpha", "gamma"]
+    return pd.DataFrame(columns=[*columns, "seed", "step", "metric", "value", "status"]).assign(
+        experiment=name, scale="quick"
+    )
+
+
+@pytest.mark.parametrize("name, mistake, statements", [_case(*c) for c in CASES])
+def test_claim_fails_under_the_mistake(name, mistake, statements, run_experiment, monkeypatch):
+    mistake(monkeypatch)
+    table = run_experiment(name, "scale=quick")
+    assert (table["status"] == "ok").all() and table["value"].map(math.isfinite).all()  # no blow-up
+    claims = registry.get(name).claims(table)
+    for s in statements:
+        (claim,) = [c for c in claims if s in c.statement]
+        assert claim.verdict == "fail", f"{mistake.__name__}: {claim.statement}: {claim.measured} ± {claim.u}"

@@ -1,0 +1,174 @@
+"""Every claim of the transformer family fails under a named, realistic physics mistake (issue 10 §5).
+
+Each mistake is injected with `monkeypatch` on the numerics (the model's scalings, a layer, the token
+clouds, a closed-form Λ, the Gram's projection) or on the reference, and the experiment runs at
+scale=quick in-process (a fresh output folder, so no cached reference of the correct code is reused);
+the claim must come out "fail" — not inconclusive, not a crash.  Claims that no realistic mistake can
+flip carry `identity=True` (listed in `test_identity_claims_are_labelled`).
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from mfx import experiment as registry
+from mfx.transformer import families, model, ntk
+from mfx.transformer.experiments import limit
+
+pytestmark = pytest.mark.slow
+
+# ------------------------------------------------------------------------------------ mistakes
+
+
+def rate_without_H(mp):
+    """GD learning rate η·L, the head factor H of the mean-field rate η·L·H forgotten: the flow of
+    an H-head network runs H times too slowly (and differently for every H)."""
+    mp.setattr(model, "learning_rate", lambda eta, L, H: eta * L)
+
+
+def iid_reference(mp):
+    """The reference drawn as the old finite 'limit': L_ref × P fresh i.i.d. heads, not the pool at
+    every layer — the finite networks are then no longer samples of the reference's law."""
+    pool_net = limit._pool_net
+
+    def wrong(cfg, L, pool, c, q0, y, rt):
+        if L != cfg.model.L_ref:
+            return pool_net(cfg, L, pool, c, q0, y, rt)
+        m = cfg.model
+        Q, K, V = model.init_params(L, m.P, m.d, [cfg.seed], stream=("iid-ref",))
+        out = model.train(Q, K, V, c.X, q0, y, eta=m.eta, steps=m.steps)
+        return {"yhat": out["yhat"][:, 0], "loss": out["loss"][:, 0]}
+
+    mp.setattr(limit, "_pool_net", wrong)
+
+
+def query_among_its_keys(mp):
+    """The query token attends to the context AND to itself (it is appended to the keys): attention
+    is no longer translation-covariant, so translates stop being a null direction of K_QK."""
+
+    def wrong(A, V, X, q, scale, update_context):
+        keys = torch.cat([X, q.unsqueeze(2)], dim=2)
+        q_new = q + scale * model._attend(A, V, q.unsqueeze(2), keys).squeeze(2)
+        if update_context:
+            X = X + scale * model._attend(A, V, X, X)
+        return X, q_new
+
+    mp.setattr(model, "_layer", wrong)
+
+
+def whitened_clouds(mp):
+    """Every token cloud rescaled to unit variance before attention (a per-input normalisation):
+    members that differ by scale (cube radii, Laplace covariances) become two samples of one law."""
+    clouds = families.clouds
+
+    def wrong(*args, **kwargs):
+        c = clouds(*args, **kwargs)
+        c.X = c.X / c.X.std(dim=(1, 2), keepdim=True)
+        return c
+
+    mp.setattr(families, "clouds", wrong)
+
+
+def gmm_without_separation(mp):
+    """Λ of the two-Gaussian mixture written with the unit mean e_1 for every member (the separation
+    p dropped from m = p·e_1): all gmm2 members share one Λ."""
+    log_mgf = families.log_mgf
+
+    def wrong(family, p, z, **kwargs):
+        return log_mgf(family, 1.0 if family == "gmm2" else p, z, **kwargs)
+
+    mp.setattr(families, "log_mgf", wrong)
+
+
+def modulo_constants(mp):
+    """The Gram taken modulo constants only (column means removed, not the affine part): the V-block
+    condition in place of the paper's QK condition, so translates look independent."""
+    mp.setattr(ntk, "affine_residual", lambda F, z: F - F.mean(0, keepdim=True))
+
+
+# ------------------------------------------------------------------------------------ helpers
+
+
+def _verdicts(name, table, *prefixes):
+    claims = registry.get(name).claims(table)
+    out = {c.statement: c for c in claims if any(c.statement.startswith(p) for p in prefixes)}
+    assert len(out) == len(prefixes), [c.statement for c in claims]
+    return out
+
+
+def _all_fail(name, table, *prefixes):
+    claims = _verdicts(name, table, *prefixes)
+    bad = {s: (c.verdict, c.measured, c.u) for s, c in claims.items() if c.verdict != "fail"}
+    assert not bad, bad
+
+
+# ------------------------------------------------------------------------------------ E1 limit
+
+
+def test_limit_claims_fail_with_the_rate_missing_H(run_experiment, monkeypatch):
+    rate_without_H(monkeypatch)
+    table = run_experiment("transformer_limit", "scale=quick")
+    _all_fail("transformer_limit", table, "width error", "the depth term is resolved", "the error law")
+
+
+def test_limit_depth_claims_fail_with_an_iid_reference(run_experiment, monkeypatch):
+    iid_reference(monkeypatch)
+    table = run_experiment("transformer_limit", "scale=quick")
+    _all_fail("transformer_limit", table, "depth error", "the error law")
+
+
+# ------------------------------------------------------------------------------------ E2 convergence
+
+
+def test_convergence_claims_fail_with_the_rate_missing_H(run_experiment, monkeypatch):
+    rate_without_H(monkeypatch)
+    table = run_experiment("transformer_convergence", "scale=quick")
+    _all_fail(
+        "transformer_convergence",
+        table,
+        "λ_min(K_0) > 0, small initial loss: R(t) ≤",
+        "λ_min(K_0) > 0, small initial loss: the loss reaches",
+        "λ_min(K_0) = 0",
+    )
+
+
+def test_convergence_translate_claim_fails_when_the_query_attends_to_itself(run_experiment, monkeypatch):
+    query_among_its_keys(monkeypatch)
+    table = run_experiment("transformer_convergence", "scale=quick", "model.case=translates_qk")
+    _all_fail("transformer_convergence", table, "QK-only training on a translate pair")
+
+
+# ------------------------------------------------------------------------------------ E3 ntk
+
+
+def test_ntk_translate_claim_fails_when_the_query_attends_to_itself(run_experiment, monkeypatch):
+    query_among_its_keys(monkeypatch)
+    table = run_experiment("transformer_ntk", "scale=quick", "model.dist=translates")
+    _all_fail("transformer_ntk", table, "empirical NTK, translates")
+
+
+def test_ntk_separation_fails_with_whitened_clouds(run_experiment, monkeypatch):
+    whitened_clouds(monkeypatch)
+    table = run_experiment("transformer_ntk", "scale=quick", "model.dist=cube,laplace,iid")
+    _all_fail("transformer_ntk", table, "empirical NTK, QK block")
+
+
+def test_ntk_positive_closed_form_fails_without_the_gmm_separation(run_experiment, monkeypatch):
+    gmm_without_separation(monkeypatch)
+    table = run_experiment("transformer_ntk", "scale=quick", "model.dist=discrete,cube,laplace,gmm2")
+    _all_fail("transformer_ntk", table, "closed-form Gram modulo affine", "λ_min decreases monotonically")
+
+
+def test_ntk_negative_closed_form_fails_modulo_constants(run_experiment, monkeypatch):
+    modulo_constants(monkeypatch)
+    table = run_experiment("transformer_ntk", "scale=quick", "model.dist=duplicates,translates,same_cov")
+    _all_fail("transformer_ntk", table, "closed-form Gram: max")
+
+
+def test_identity_claims_are_labelled(run_experiment):
+    """The claims without a failing mistake are exactly those labelled identity checks."""
+    table = run_experiment("transformer_ntk", "scale=quick", "model.dist=cube,gmm2")
+    labelled = {c.statement for c in registry.get("transformer_ntk").claims(table) if c.identity}
+    # continuity of Λ in the family parameter: members that merge have merging Grams
+    assert labelled == {"λ_min → 0 as members merge: max λ_min(smallest spacing)/λ_min(largest)"}
