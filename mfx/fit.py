@@ -151,6 +151,13 @@ def seed_bootstrap(
     return np.asarray(values)
 
 
+def seed_sd(table, statistic, n_boot: int = 100) -> float:
+    """Seed-bootstrap SD of `statistic(table)`: NaN (an inconclusive claim) with fewer than two seeds."""
+    if len(table) == 0 or table["seed"].nunique() < 2:
+        return float("nan")
+    return bootstrap_sd(seed_bootstrap(table, statistic, n_boot=n_boot))
+
+
 def bootstrap_sd(values: np.ndarray) -> float:
     """SD of bootstrap replicates; NaN if more than 5 % of them could not be computed."""
     values = np.asarray(values, dtype=float)

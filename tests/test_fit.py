@@ -63,3 +63,9 @@ def test_seed_bootstrap_keeps_each_seed_whole():
     # every resampled seed still has its two equal rows: the within-seed spread stays 0
     spreads = fit.seed_bootstrap(table, lambda t: t.groupby("seed")["value"].std().max(), n_boot=50)
     assert np.all(spreads == 0)
+
+
+def test_seed_sd_is_nan_with_fewer_than_two_seeds():
+    one = pd.DataFrame({"seed": [0, 0], "value": [1.0, 2.0]})
+    assert np.isnan(fit.seed_sd(one, lambda t: t["value"].mean()))
+    assert np.isnan(fit.seed_sd(one.iloc[:0], lambda t: t["value"].mean()))

@@ -146,16 +146,12 @@ CURVES_TOL = {
     "tau_axis": {"quick": 0.15, "paper": 0.10},  # at N = 1000, p < p*, SGD escapes up to 10 % earlier
     "xcheck": {"quick": 0.15, "paper": 0.10},
 }
-N_BOOT = 100
 
 
 def claims_curves(table):
     t = table[table["experiment"] == "quad_curves"]
     scale = _scale(t)
     out = []
-
-    def boot(rows, statistic):
-        return fit.bootstrap_sd(fit.seed_bootstrap(rows, statistic, n_boot=N_BOOT)) if len(rows) else np.nan
 
     eps = _ok(t, metric="eps")
     for (p, p_star), d in sorted(eps.groupby(["p", "p_star"])):
@@ -179,7 +175,7 @@ def claims_curves(table):
                 CURVES_TOL["plateau"][scale],
                 f"gradient-flow ODE, median over seeds of eps at the flattest point; theory 1/(p+2)+1/p* ({scale})",
                 relative=True,
-                u=boot(ode_gf, gf_level),
+                u=fit.seed_sd(ode_gf, gf_level),
                 how="seed bootstrap SD",
                 points=1,
                 seeds=n_ode,
@@ -206,7 +202,7 @@ def claims_curves(table):
                 1.0,
                 CURVES_TOL["sgd_plateau"][scale],
                 f"SGD seed median over the ODE at the same g ({level_g:.4g}) at tau = {tau_pl:.3g} ({scale})",
-                u=boot(sgd_at, sgd_level),
+                u=fit.seed_sd(sgd_at, sgd_level),
                 how="seed bootstrap SD",
                 points=1,
                 seeds=n_sgd,
@@ -225,7 +221,7 @@ def claims_curves(table):
                 + ", ".join(f"{lv:.3g}" for lv in levels)
                 + " by SGD / by the "
                 f"ODE at the same g from each run's own initial overlaps ({scale})",
-                u=boot(pair, crossing_ratio),
+                u=fit.seed_sd(pair, crossing_ratio),
                 how="seed bootstrap SD",
                 points=len(levels),
                 seeds=n_sgd,
@@ -244,7 +240,7 @@ def claims_curves(table):
                     1.0,
                     CURVES_TOL["xcheck"][scale],
                     f"seed means of Σ first-crossing times, independent seeds ({x['seed'].nunique()} each) ({scale})",
-                    u=boot(x, ratio),
+                    u=fit.seed_sd(x, ratio),
                     how="seed bootstrap SD",
                     points=len(levels),
                     seeds=x["seed"].nunique(),
@@ -261,7 +257,7 @@ def claims_curves(table):
                     CURVES_TOL["floor"][scale],
                     f"gradient-flow ODE median at tau={ode_gf['tau'].max():g}; theory a*²(p*−p)(p*+2)/(p+2) ({scale})",
                     relative=True,
-                    u=boot(ode_gf, last),
+                    u=fit.seed_sd(ode_gf, last),
                     how="seed bootstrap SD",
                     points=1,
                     seeds=n_ode,
@@ -278,7 +274,7 @@ def claims_curves(table):
                     1.0,
                     CURVES_TOL["sgd_floor"][scale],
                     f"SGD seed median at tau={t_end:.3g} over the ODE at the same g ({floor_g:.4g}) ({scale})",
-                    u=boot(sgd_d, sgd_floor),
+                    u=fit.seed_sd(sgd_d, sgd_floor),
                     how="seed bootstrap SD",
                     points=1,
                     seeds=n_sgd,
@@ -317,7 +313,7 @@ def claims_curves(table):
                     1e-3,
                     f"{'worst' if stat == 'max' else 'median'} of {dm['seed'].nunique()} seeds at "
                     f"tau={dm['tau'].max():.3g} ({scale})",
-                    u=boot(dm, final),
+                    u=fit.seed_sd(dm, final),
                     how="seed bootstrap SD",
                     points=1,
                     seeds=dm["seed"].nunique(),

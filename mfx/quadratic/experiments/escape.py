@@ -164,16 +164,12 @@ ESCAPE_TOL = {
     "tau_axis": {"quick": 0.15, "paper": 0.10},  # 16 SGD seeds at quick scale: one seed in 10 lies at 0.88
     "xcheck": {"quick": 0.20, "paper": 0.10},  # 32 + 32 seeds at quick scale: u ≈ 0.08 at p* = 1
 }
-N_BOOT = 100
 
 
 def claims_escape(table):
     t = table[table["experiment"] == "quad_escape"]
     scale = _scale(t)
     out = []
-
-    def boot(rows, statistic):
-        return fit.bootstrap_sd(fit.seed_bootstrap(rows, statistic, n_boot=N_BOOT)) if len(rows) else np.nan
 
     esc = _ok(t, metric="tau_esc")
     ode = esc[esc["method"] == "ode"]
@@ -191,7 +187,7 @@ def claims_escape(table):
                 ESCAPE_TOL["slope"][scale],
                 f"{detail} ({scale})",
                 relative=True,
-                u=boot(d, mean_slope),
+                u=fit.seed_sd(d, mean_slope),
                 how="seed bootstrap SD",
                 points=n_N,
                 seeds=n_seeds,
@@ -205,7 +201,7 @@ def claims_escape(table):
                 slope_spread(d),
                 ESCAPE_TOL["spread"][scale],
                 f"(max − min)/mean over p ∈ {sorted(d['p'].unique())} ({scale})",
-                u=boot(d, slope_spread),
+                u=fit.seed_sd(d, slope_spread),
                 how="seed bootstrap SD",
                 points=n_N if n_p >= 2 else 0,  # slopes from ≥ 3 N each, of ≥ 2 widths p
                 seeds=n_seeds,
@@ -223,7 +219,7 @@ def claims_escape(table):
                     0.5,
                     0.5,
                     f"a modest acceleration: 0 ≤ shift ≤ 1 tau-unit (difference of seed medians) ({scale})",
-                    u=boot(top, lambda x, p_star=p_star: width_shift(x, p_star)),
+                    u=fit.seed_sd(top, lambda x, p_star=p_star: width_shift(x, p_star)),
                     how="seed bootstrap SD",
                     points=1,
                     seeds=top["seed"].nunique(),
@@ -245,7 +241,7 @@ def claims_escape(table):
                 ESCAPE_TOL["sgd_slope"][scale],
                 f"SGD slope {mean_slope(s):.3g} (seed means per N ∈ {sorted(s['N'].unique())}) / idealised-init "
                 f"ODE slope at the same g {ref:.3g} ({scale})",
-                u=boot(s, ratio),
+                u=fit.seed_sd(s, ratio),
                 how="seed bootstrap SD",
                 points=n_N,
                 seeds=n_seeds,
@@ -262,7 +258,7 @@ def claims_escape(table):
                 ESCAPE_TOL["tau_axis"][scale],
                 "Σ tau_esc(SGD) / Σ tau_esc(ODE at the same g from each run's own initial overlaps), over seeds "
                 "and N; per N: " + ", ".join(f"{n}: {r:.3f}" for n, r in per_N.items()) + f" ({scale})",
-                u=boot(d, tau_ratio),
+                u=fit.seed_sd(d, tau_ratio),
                 how="seed bootstrap SD",
                 points=n_N,
                 seeds=n_seeds,
@@ -280,7 +276,7 @@ def claims_escape(table):
                 ESCAPE_TOL["xcheck"][scale],
                 f"independent seeds of each ({d[d['method'] == 'xcheck_full']['seed'].nunique()} full, "
                 f"{d[d['method'] == 'xcheck_overlap']['seed'].nunique()} chain) ({scale})",
-                u=boot(d, xcheck_ratio),
+                u=fit.seed_sd(d, xcheck_ratio),
                 how="seed bootstrap SD",
                 points=1,
                 seeds=d["seed"].nunique(),

@@ -248,7 +248,7 @@ def claims_implicit_bias(table):
                 + ", ".join(f"{lv:.3g}" for lv in levels)
                 + f"; g = {g_x:g}, N = {N_x}, independent seeds "
                 f"({d['seed'].nunique()} each) ({scale})",
-                u=fit.bootstrap_sd(fit.seed_bootstrap(d, ratio, n_boot=N_BOOT)),
+                u=fit.seed_sd(d, ratio, n_boot=N_BOOT),
                 how="seed bootstrap SD",
                 points=len(levels),
                 seeds=d["seed"].nunique(),
@@ -264,7 +264,7 @@ def claims_implicit_bias(table):
                 float(end["value"].mean()),
                 0.1,
                 f"mean over {len(end)} seeds at tau = {x['tau'].max():g} ({scale})",
-                u=fit.bootstrap_sd(fit.seed_bootstrap(end, lambda y: y["value"].mean(), n_boot=N_BOOT)),
+                u=fit.seed_sd(end, lambda y: y["value"].mean(), n_boot=N_BOOT),
                 how="seed bootstrap SD",
                 points=1,
                 seeds=int(end["seed"].nunique()),

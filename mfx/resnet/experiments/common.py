@@ -65,9 +65,7 @@ def per_seed_rows(values, seeds, coords, metric, per_step=False):
 def boot_sd(table, statistic) -> float:
     """Seed-bootstrap SD of `statistic(table)` (whole seeds resampled, fixed resampling seed);
     NaN (an inconclusive claim) with fewer than two seeds."""
-    if n_seeds(table) < 2:
-        return float("nan")
-    return fit.bootstrap_sd(fit.seed_bootstrap(table, statistic, n_boot=N_BOOT))
+    return fit.seed_sd(table, statistic, n_boot=N_BOOT)
 
 
 def last_step_rows(table):

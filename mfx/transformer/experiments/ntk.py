@@ -190,10 +190,7 @@ def memory(cfg: DictConfig) -> float:
 
 
 def _boot(table: pd.DataFrame, statistic) -> float:
-    t = table[(table["experiment"] == E) & table["seed"].notna()]
-    if t.empty or t["seed"].nunique() < 2:
-        return float("nan")
-    return fit.bootstrap_sd(fit.seed_bootstrap(t, statistic, n_boot=N_BOOT))
+    return fit.seed_sd(table[(table["experiment"] == E) & table["seed"].notna()], statistic, n_boot=N_BOOT)
 
 
 def separation(table: pd.DataFrame) -> tuple[float, int]:
