@@ -77,9 +77,18 @@ def legend_below(ax, ncol: int = 2, **kwargs):
 
 
 def caption(fig, lines: list[str]) -> None:
-    """Claims and verdicts under the figure (small text block, wrapped by the caller)."""
+    """Claims and verdicts under the figure: a left-aligned 7-pt block that constrained layout makes
+    room for (lines already shortened to the figure's width by the caller, `caption_chars`)."""
     if lines:
-        fig.supxlabel("\n".join(lines), fontsize=7, ha="left", x=0.01, multialignment="left")
+        # the figure grows by the block's height, so the axes keep their size and their labels fit
+        fig.set_figheight(fig.get_figheight() + (1.3 * MIN_FONT_PT * len(lines) + 6) / 72)
+        fig.supxlabel("\n".join(lines), fontsize=MIN_FONT_PT, ha="left", x=0.01, multialignment="left")
+
+
+def caption_chars(fig) -> int:
+    """How many characters of 7-pt text fit on one line across the figure (DejaVu Sans averages
+    ≈ 0.56 em per character)."""
+    return int(fig.get_figwidth() * 72 / (0.56 * MIN_FONT_PT)) - 2
 
 
 def layout_problems(fig) -> list[str]:
@@ -184,16 +193,29 @@ def save_figure(fig, stem: str | Path) -> list[Path]:
 
 
 _PLOTS: dict[str, Callable[[pd.DataFrame], dict]] = {}
+_CAPTIONS: dict[str, dict[str, tuple[str, ...]]] = {}
 
 
-def draws(name: str):
-    """Decorator: register `fn(table) -> {key: Figure}` as the plot function of experiment `name`."""
+def draws(name: str, captions: dict[str, tuple[str, ...]] | None = None):
+    """Decorator: register `fn(table) -> {key: Figure}` as the plot function of experiment `name`.
+
+    `captions` says which claims each figure shows: figure key → substrings of claim statements
+    (a claim goes under every figure whose substrings it contains; with no entry for a key, the
+    figure lists all of the experiment's claims; an empty tuple gives only the verdict counts).
+    """
 
     def register(fn):
         _PLOTS[name] = fn
+        _CAPTIONS[name] = captions or {}
         return fn
 
     return register
+
+
+def caption_filter(name: str, key: str) -> tuple[str, ...] | None:
+    """The statement substrings of figure `key` of experiment `name` (None: all claims)."""
+    plot_function(name)
+    return _CAPTIONS[name].get(key)
 
 
 def plot_function(name: str) -> Callable[[pd.DataFrame], dict]:

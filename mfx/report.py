@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import html
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +21,7 @@ import pandas as pd
 from mfx import experiment as registry
 from mfx import results
 from mfx.experiment import PAPERS, RULE, SCALES, VERDICTS, Claim, ConfigError
-from mfx.plotting import plot_function, save_figure
+from mfx.plotting import caption, caption_chars, caption_filter, plot_function, save_figure
 
 # What a claim or plot function raises on a table that lacks part of its grid.
 PARTIAL = (KeyError, IndexError, ValueError, ZeroDivisionError, np.linalg.LinAlgError)
@@ -37,10 +38,11 @@ def by_experiment(table: pd.DataFrame):
         yield experiments[name], scale, results.experiment_rows(table, name, scale)
 
 
-def figures_of(exp, scale: str, rows: pd.DataFrame, out: Path) -> tuple[list[Path], str]:
-    """Save the figures of one experiment; ("", paths) or (paths drawn, why the rest could not be)."""
+def figures_of(exp, scale: str, rows: pd.DataFrame, out: Path, claims: list[Claim]) -> tuple[list[Path], str]:
+    """Save the figures of one experiment, each with its claims' verdicts written under it;
+    (paths, "") or (paths drawn, why the rest could not be)."""
     try:
-        figs = plot_function(exp.name)(rows)
+        figs = captioned_figures(exp, scale, rows, claims)
     except PARTIAL as e:
         return [], f"figures not drawn: {type(e).__name__}: {e} (a partial grid?)"
     paths = []
@@ -49,12 +51,56 @@ def figures_of(exp, scale: str, rows: pd.DataFrame, out: Path) -> tuple[list[Pat
     return paths, ""
 
 
+def captioned_figures(exp, scale: str, rows: pd.DataFrame, claims: list[Claim]) -> dict:
+    """{key: Figure} of one experiment, each with the verdicts of the claims it shows written under it."""
+    figs = plot_function(exp.name)(rows)
+    for key, fig in figs.items():
+        keep = caption_filter(exp.name, key)
+        shown = [c for c in claims if keep is None or any(k in c.statement for k in keep)]
+        caption(fig, caption_lines(claims, shown, scale, caption_chars(fig)))
+    return figs
+
+
 def draw(table: pd.DataFrame, out: Path) -> list[Path]:
     """Save every figure of every experiment in `table` as out/<experiment>_<scale>_<key>.{pdf,png}."""
     paths = []
     for exp, scale, rows in by_experiment(table):
-        paths += figures_of(exp, scale, rows, out)[0]
+        paths += figures_of(exp, scale, rows, out, claims_of(exp, rows))[0]
     return paths
+
+
+# a claim's grid coordinates in its statement ("…, p=1, p*=2, N=500"): claims that differ only in
+# them are one line of a figure's caption
+_COORDS = re.compile(
+    r",?\s*(?<![(\w])(?:p\*?|N|n|L|H|M|D)\s*(?:=|≥|>|<|≤)\s*[0-9][0-9.e+]*(?:\s*[<>≥≤]\s*p\*=[0-9]+)?"
+)
+_MARK = {"pass": "✓", "fail": "✗", "inconclusive": "?"}
+
+
+def caption_lines(claims: list[Claim], shown: list[Claim], scale: str, chars: int) -> list[str]:
+    """A figure's caption: the verdict counts of all the experiment's claims, then one line per
+    claim shown (claims that differ only in their grid coordinates grouped), each cut to `chars`."""
+    counts = {v: sum(c.verdict == v for c in claims) for v in VERDICTS}
+    head = (
+        f"claims ({scale}): " + " · ".join(f"{_MARK[v]} {counts[v]} {v}" for v in VERDICTS) + " (report.md)"
+    )
+    groups: dict[str, list[Claim]] = {}
+    for c in shown:
+        groups.setdefault(_COORDS.sub("", c.statement).strip(" ,:"), []).append(c)
+    lines = [head]
+    for stem, cs in groups.items():
+        worst = next(v for v in ("fail", "inconclusive", "pass") if any(c.verdict == v for c in cs))
+        if len(cs) == 1:
+            c = cs[0]
+            tail = f": {c.measured:.3g}" + ("" if c.how == "exact" else f" ± {c.u:.1g}") + f" ({c.expected})"
+            text = c.statement
+        else:
+            tail = f" ({sum(c.passed for c in cs)}/{len(cs)} pass)"
+            text = stem
+        room = max(chars - len(tail) - 2, 10)
+        text = text if len(text) <= room else text[: room - 1].rstrip() + "…"
+        lines.append(f"{_MARK[worst]} {text}{tail}".replace("$", r"\$"))
+    return lines
 
 
 def claims_of(exp, rows: pd.DataFrame) -> list[Claim]:
@@ -254,8 +300,8 @@ def write(table: pd.DataFrame, info: dict, out: Path) -> tuple[Path, list[Claim]
     claims: list[Claim] = []
     sections = []
     for exp, scale, rows in by_experiment(table):
-        pngs, problem = figures_of(exp, scale, rows, out / "figures")
         these = claims_of(exp, rows)
+        pngs, problem = figures_of(exp, scale, rows, out / "figures", these)
         claims += these
         not_ok = rows["status"].value_counts().drop("ok", errors="ignore")
         status = "".join(f", {n} {s}" for s, n in not_ok.items())

@@ -1,7 +1,7 @@
 import matplotlib.pyplot as plt
 import pytest
 
-from mfx import cli, plotting, results
+from mfx import cli, plotting, report, results
 from mfx import experiment as registry
 
 
@@ -29,10 +29,18 @@ def quick_tables(tmp_path_factory):
 
 
 def test_every_figure_is_readable(quick_tables):
-    """From the renderer's boxes: fonts ≥ 7 pt, nothing cut, no colliding ticks, no legend on data."""
+    """From the renderer's boxes: fonts ≥ 7 pt, nothing cut, no colliding ticks, no legend on data —
+    on the figures as `mfx report` saves them, with their claims written under them."""
     problems = {}
     for name, table in quick_tables.items():
-        for key, fig in plotting.plot_function(name)(table).items():
+        exp = registry.get(name)
+        claims = report.claims_of(exp, table)
+        figs = report.captioned_figures(exp, "quick", table, claims)
+        assert all(
+            fig._supxlabel is not None and "claims (quick)" in fig._supxlabel.get_text()
+            for fig in figs.values()
+        )
+        for key, fig in figs.items():
             found = plotting.layout_problems(fig)
             if found:
                 problems[f"{name}/{key}"] = found

@@ -33,7 +33,14 @@ def _band(ax, d, color, log=True, label=None):
         ax.set_yscale("log")
 
 
-@plotting.draws("quad_curves")
+@plotting.draws(
+    "quad_curves",
+    captions={
+        "eps": ("plateau", "tail", "final eps", "limit eps", "same tau axis"),
+        "cross_check": ("full SGD",),
+        "order_parameters": (),
+    },
+)
 def curves(table):
     """F1: eps_g vs tau — ODE lines (at the SGD g; dashed: the matched-init ODE), SGD seed medians with
     10–90 % seed bands, the tau^-2 tail fit against the paper's slope — and the order parameters."""
@@ -115,7 +122,14 @@ def curves(table):
     return figs
 
 
-@plotting.draws("quad_escape")
+@plotting.draws(
+    "quad_escape",
+    captions={
+        "tau_vs_lnN": ("slope of tau_esc", "same tau axis", "full SGD"),
+        "tau_vs_p": ("spread", "tau_esc(p=p*)"),
+        "prefactor": (),
+    },
+)
 def escape(table):
     """F2/F3: tau_esc vs ln N per p* (seed means ± SE, fitted slopes and the paper's p*/8), tau_esc vs p
     at fixed N, and eps_pl − eps in the escape window."""
@@ -190,7 +204,14 @@ def escape(table):
     return figs
 
 
-@plotting.draws("quad_implicit_bias")
+@plotting.draws(
+    "quad_implicit_bias",
+    captions={
+        "drift": ("drift",),
+        "distances": ("closest solution", "polar"),
+        "scatter": ("closest", "full SGD"),
+    },
+)
 def implicit_bias(table):
     """F4: drift of S (ODE, anisotropic control, SGD at several g), the SGD drift vs g (seed medians with
     their 25–75 % seed band, fitted exponent against the paper's 1/2), distances to the manifold, and
@@ -281,7 +302,10 @@ def implicit_bias(table):
     return figs
 
 
-@plotting.draws("quad_hessian")
+@plotting.draws(
+    "quad_hessian",
+    captions={"spectra": ("eigenvalue −",), "counts": ("counts", "negative eigenvalues"), "lambda_min": ()},
+)
 def hessian(table):
     """F5: stem plots (eigenvalue, multiplicity), counts vs p, smallest eigenvalue along the ODE."""
     t = table[table["experiment"] == "quad_hessian"]

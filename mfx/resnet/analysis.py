@@ -58,10 +58,16 @@ def depth_slope(table):
     return fit.power_law(m1["L"], m1["value"])
 
 
+def width_window(err):
+    """Rows with L·M ≤ L_ref·M_ref/16, where the reference's own error is negligible (the points
+    resnet_width's claims fit)."""
+    return err["L"] * err["M"] <= err["L_ref"] * err["M_ref"] / 16
+
+
 def width_err(table):
-    """resnet_width's output errors (RMS over reps, step K) where L·M ≤ L_ref·M_ref/16."""
+    """resnet_width's output errors (RMS over reps, step K) inside `width_window`."""
     err = rms_over_seeds(table, "resnet_width", "err_f", ["L", "M", "L_ref", "M_ref"])
-    return err[err["L"] * err["M"] <= err["L_ref"] * err["M_ref"] / 16]
+    return err[width_window(err)]
 
 
 def floor_fraction(table):

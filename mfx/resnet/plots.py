@@ -25,19 +25,33 @@ def _log_ticks(ax, ticks):
     ax.xaxis.set_minor_formatter(NullFormatter())
 
 
-def _error_panels(table, name, x, curve, slope_fit, slope_at):
-    """Error vs `x`, one curve per `curve`, with the two-term fit; the claim's slope fit (at
-    `curve` = slope_at) and the paper's −1/2 drawn on the output panel."""
+def _error_panels(table, name, x, curve, slope_fit, slope_at, window=None):
+    """Error vs `x`, one curve per `curve` (its own power-law slope in the legend), with the two-term
+    fit; the claim's slope fit (at `curve` = slope_at) and the paper's −1/2 on the output panel.
+    `window(err) -> mask`: the points the claims fit (filled); the others are drawn open."""
     fig, axes = plotting.figure(1, 2, width=4.6, height=2.8)
     for ax, metric, label in zip(
         axes, ("err_f", "err_h"), ("RMS output error", "RMS error of $h_L$ (per coord.)")
     ):
-        err = analysis.rms_se_over_seeds(table, name, metric, ["L", "M"])
-        both = analysis.two_term_fit(err)
+        err = analysis.rms_se_over_seeds(table, name, metric, ["L", "M", "L_ref", "M_ref"])
+        err["fitted"] = True if window is None else window(err)
+        both = analysis.two_term_fit(err[err["fitted"]])
         curves = sorted(err[curve].unique())
         for c, value in zip(plotting.colors(len(curves)), curves):
             e = err[err[curve] == value].sort_values(x)
-            ax.errorbar(e[x], e["value"], yerr=e["se"], fmt="*", color=c, label=f"${curve}$ = {value:g}")
+            inside = e[e["fitted"]]
+            own = fit.power_law(inside[x], inside["value"])["slope"] if len(inside) >= 2 else float("nan")
+            ax.errorbar(
+                inside[x],
+                inside["value"],
+                yerr=inside["se"],
+                fmt="*",
+                color=c,
+                label=f"${curve}$ = {value:g} (slope {own:.2f})",
+            )
+            out = e[~e["fitted"]]
+            if len(out):
+                ax.errorbar(out[x], out["value"], yerr=out["se"], fmt="o", mfc="none", color=c, ms=3)
             xs = np.geomspace(e[x].min(), e[x].max(), 50)
             L = xs if x == "L" else np.full_like(xs, value)
             M = xs if x == "M" else np.full_like(xs, value)
@@ -45,8 +59,12 @@ def _error_panels(table, name, x, curve, slope_fit, slope_at):
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.plot([], [], "-", color="0.4", lw=0.8, label=f"${both['a']:.2g}/L + {both['b']:.2g}/\\sqrt{{LM}}$")
+        if not err["fitted"].all():
+            ax.plot(
+                [], [], "o", mfc="none", color="0.4", ms=3, label=r"$LM > L_{ref}M_{ref}/16$ (not fitted)"
+            )
         if metric == "err_f" and slope_at is not None:
-            e = err[err[curve] == slope_at].sort_values(x)
+            e = err[(err[curve] == slope_at) & err["fitted"]].sort_values(x)
             if len(e) >= 2:
                 xs = e[x].to_numpy(float)
                 ax.plot(
@@ -74,7 +92,7 @@ def depth(table):
 @plotting.draws("resnet_width")
 def width(table):
     slope, L_max, _ = analysis.width_slope(table)
-    return {"error_vs_M": _error_panels(table, "resnet_width", "M", "L", slope, L_max)}
+    return {"error_vs_M": _error_panels(table, "resnet_width", "M", "L", slope, L_max, analysis.width_window)}
 
 
 @plotting.draws("resnet_dim")

@@ -67,8 +67,14 @@ def ntk_blocks(Q, K, V, X, q0, *, beta: float = 1.0, readout: str = "query") -> 
 
 
 def spectrum(G: torch.Tensor) -> dict[str, torch.Tensor]:
-    """λ_min, λ_max and their ratio of symmetric matrices G [..., n, n] (ratio can be ≲ 0 at rounding level)."""
-    ev = torch.linalg.eigvalsh(0.5 * (G + G.transpose(-1, -2)))
+    """λ_min, λ_max and their ratio of symmetric matrices G [..., n, n] (ratio can be ≲ 0 at rounding level).
+
+    A matrix with non-finite or overflowing entries (the kernel of a run that is blowing up) gets NaN
+    instead of stopping the job: LAPACK's eigh fails on it, and a diverging run is data."""
+    G = 0.5 * (G + G.transpose(-1, -2))
+    ok = torch.isfinite(G).all(-1).all(-1) & (G.abs().amax((-1, -2)) < 1e150)
+    ev = torch.full(G.shape[:-1], float("nan"), dtype=G.dtype, device=G.device)
+    ev[ok] = torch.linalg.eigvalsh(G[ok])
     lo, hi = ev[..., 0], ev[..., -1]
     return {"lam_min": lo, "lam_max": hi, "ratio": lo / hi}
 

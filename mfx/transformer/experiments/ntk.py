@@ -4,7 +4,7 @@ sizes, with the controls; λ_min as the family parameters merge.
 
 The paper's condition (independence modulo affine functions) is that of the QK block in mfx's model
 (derivation in `mfx.transformer.ntk`), so the empirical claims test that block of the model itself:
-translates are an exact null of K_QK at L = 1 (not of K_V), and with enough tokens (n up to 16384,
+translates are an exact null of K_QK at L = 1 (not of K_V), and with enough tokens (n up to 65536,
 cheap at L = 1 where only the query attends) the positive families separate from the finite-n
 artefact of two i.i.d. samples of one law, whose λ_min falls with n.
 """
