@@ -343,6 +343,6 @@ register(
         claims=claims_curves,
         validate=validate_curves,
         memory=memory_curves,
-        memory_keys="model.N, model.full_N, model.sgd_seeds, model.full_seeds",
+        memory_keys="model.full_N, model.full_seeds, model.sgd_seeds, model.N",  # N: only with sgd_method=full
     )
 )
