@@ -22,6 +22,7 @@ import matplotlib.pyplot as plt
 import matplotlib.text as mtext
 import numpy as np
 import pandas as pd
+from matplotlib.transforms import ScaledTranslation
 
 from mfx.experiment import FAMILIES
 
@@ -72,8 +73,15 @@ def legend_outside(ax, **kwargs):
 
 
 def legend_below(ax, ncol: int = 2, **kwargs):
-    """A legend under the axes' x label, outside the data."""
-    return ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=ncol, **kwargs)
+    """A legend under the axes' x label (set it first), outside the data.  The offset is in points —
+    the tick labels, then each line of the x label — so it clears them whatever the axes' height (a
+    fraction of the axes put the legend over the label of short panels)."""
+    label = ax.get_xlabel()
+    lines = label.count("\n") + 1 if label else 0
+    below = ScaledTranslation(0, -(20 + 14 * lines) / 72, ax.figure.dpi_scale_trans)
+    return ax.legend(
+        loc="upper center", bbox_to_anchor=(0.5, 0), bbox_transform=ax.transAxes + below, ncol=ncol, **kwargs
+    )
 
 
 def caption(fig, lines: list[str]) -> None:
@@ -95,7 +103,7 @@ def layout_problems(fig) -> list[str]:
     """What makes a figure unreadable, from the renderer's bounding boxes (empty list: none).
 
     Checks: every text ≥ MIN_FONT_PT; no text cut by the figure's edge; no two tick labels of one
-    axis overlap; no legend covers a data point, a line or a bar of its axes.
+    axis overlap; no legend covers a data point, a line or a bar of its axes, or any other text.
     """
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
@@ -133,6 +141,15 @@ def layout_problems(fig) -> list[str]:
             hit = _data_under(ax, box)
             if hit:
                 problems.append(f"legend of axes {ax.get_title()[:30]!r} covers {hit}")
+            own = {id(t) for t in legend.get_texts()} | {id(legend.get_title())}
+            for text in texts:
+                if id(text) in own or not text.get_visible() or not text.get_text().strip():
+                    continue
+                common = box.intersection(box, text.get_window_extent(renderer))
+                if common is not None and common.width > 0.5 and common.height > 0.5:
+                    problems.append(
+                        f"legend of axes {ax.get_title()[:30]!r} covers text {text.get_text()[:30]!r}"
+                    )
     return problems
 
 
@@ -147,9 +164,14 @@ def _in_view(axis, label) -> bool:
 
 
 def _data_under(ax, box) -> str:
-    """The first data artist of `ax` with a point, segment or bar inside the display box `box`."""
+    """The first data artist of `ax` with a point, segment or bar inside the display box `box` (and
+    inside the axes: data beyond the view limits is clipped, not drawn)."""
+    view = ax.bbox
     inside = lambda xy: (
-        (box.x0 <= xy[:, 0]) & (xy[:, 0] <= box.x1) & (box.y0 <= xy[:, 1]) & (xy[:, 1] <= box.y1)
+        (max(box.x0, view.x0) <= xy[:, 0])
+        & (xy[:, 0] <= min(box.x1, view.x1))
+        & (max(box.y0, view.y0) <= xy[:, 1])
+        & (xy[:, 1] <= min(box.y1, view.y1))
     )
     for line in ax.get_lines():
         if not line.get_visible():

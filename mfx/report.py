@@ -81,9 +81,9 @@ def caption_lines(claims: list[Claim], shown: list[Claim], scale: str, chars: in
     """A figure's caption: the verdict counts of all the experiment's claims, then one line per
     claim shown (claims that differ only in their grid coordinates grouped), each cut to `chars`."""
     counts = {v: sum(c.verdict == v for c in claims) for v in VERDICTS}
-    head = (
-        f"claims ({scale}): " + " · ".join(f"{_MARK[v]} {counts[v]} {v}" for v in VERDICTS) + " (report.md)"
-    )
+    head = f"claims ({scale}): " + " · ".join(f"{_MARK[v]} {counts[v]} {v}" for v in VERDICTS)
+    if len(head) > chars:  # a narrow figure: the marks alone
+        head = f"claims ({scale}): " + " · ".join(f"{_MARK[v]} {counts[v]}" for v in VERDICTS)
     groups: dict[str, list[Claim]] = {}
     for c in shown:
         groups.setdefault(_COORDS.sub("", c.statement).strip(" ,:"), []).append(c)

@@ -100,4 +100,20 @@ def run_experiment(tmp_path):
     return run
 
 
+@pytest.fixture(scope="session")
+def quick_table(tmp_path_factory):
+    """`quick_table(name)`: the experiment's default quick sweep, run once per test session and shared
+    by its claims test and the figure test (each gets its own copy of the collected table)."""
+    out = tmp_path_factory.mktemp("quick")
+    tables = {}
+
+    def get(name: str):
+        if name not in tables:
+            assert cli.main(["run", f"experiment={name}", f"out={out}"]) == 0
+            tables[name] = results.collect([out / name / "quick"])[0]
+        return tables[name].copy()
+
+    return get
+
+
 torch.set_num_threads(1)

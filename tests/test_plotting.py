@@ -1,8 +1,7 @@
 import matplotlib.pyplot as plt
-import pytest
 
-from mfx import cli, plotting, report, results
 from mfx import experiment as registry
+from mfx import plotting, report
 
 
 def _figure():
@@ -19,21 +18,14 @@ def test_save_figure_writes_pdf_and_png_with_reproducible_bytes(tmp_path):
     assert [p.read_bytes() for p in a] == [p.read_bytes() for p in b]
 
 
-@pytest.fixture(scope="session")
-def quick_tables(tmp_path_factory):
-    """Every experiment at quick scale, run once for the whole session: {name: table}."""
-    out = tmp_path_factory.mktemp("figures")
-    assert cli.main(["run", "experiment=all", f"out={out}"]) == 0
-    names = [name for name, e in registry.load_all().items() if e.family in registry.FAMILIES]
-    return {name: results.collect([out / name / "quick"])[0] for name in names}
-
-
-def test_every_figure_is_readable(quick_tables):
+def test_every_figure_is_readable(quick_table):
     """From the renderer's boxes: fonts ≥ 7 pt, nothing cut, no colliding ticks, no legend on data —
     on the figures as `mfx report` saves them, with their claims written under them."""
     problems = {}
-    for name, table in quick_tables.items():
-        exp = registry.get(name)
+    for name, exp in registry.load_all().items():
+        if exp.family not in registry.FAMILIES:
+            continue
+        table = quick_table(name)
         claims = report.claims_of(exp, table)
         figs = report.captioned_figures(exp, "quick", table, claims)
         assert all(
@@ -58,6 +50,14 @@ def test_layout_problems_catch_what_they_claim_to():
     found = " | ".join(plotting.layout_problems(fig))
     assert "covers line 'data'" in found and "overlap" in found
     assert "cut by the figure edge" in found and "'tiny' is 5.0 pt" in found
+    low, (ax,) = plotting.figure(height=1.5)
+    ax.plot(range(10), range(10), label="data")
+    ax.set_xlabel("a label under the axes")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1))  # a fraction of a short axes: on the label
+    assert "covers text 'a label under the axes'" in " | ".join(plotting.layout_problems(low))
+    ax.get_legend().remove()
+    plotting.legend_below(ax)
+    assert plotting.layout_problems(low) == []
     clean, (ax,) = plotting.figure()
     ax.plot(range(10), range(10), "o-", label="data")
     plotting.legend_outside(ax)

@@ -78,3 +78,19 @@ def test_provenance_warns_of_mixed_tables_and_several_commits():
     warnings, facts = report.provenance({"mixed": True, "sweeps": [sweep]})
     assert len(warnings) == 2 and "2 commits" in warnings[0] and "mixes" in warnings[1]
     assert any("configuration abc" in f for f in facts)
+
+
+def test_a_figure_caption_counts_every_verdict_and_groups_claims_by_grid_coordinate():
+    claims = [
+        Claim.within("x", "ODE plateau level, p=1, p*=2", 0.5, 0.5, 0.01),
+        Claim.within("x", "ODE plateau level, p=2, p*=2", 0.9, 0.5, 0.01),  # fails
+        Claim.at_most("x", "drift up to tau = 200 " + "and a long explanation " * 6, 1e-9, 1e-6),
+        Claim.at_least("x", "another claim, not shown on this figure", 1.0, 0.5),
+    ]
+    lines = report.caption_lines(claims, claims[:3], "quick", chars=80)
+    assert lines[0] == "claims (quick): ✓ 3 pass · ✗ 1 fail · ? 0 inconclusive"
+    assert lines[1] == "✗ ODE plateau level (1/2 pass)"  # the worst verdict of the group marks the line
+    assert lines[2].startswith("✓ drift up to tau = 200") and lines[2].endswith("…: 1e-09 (≤ 1e-06)")
+    assert all(len(line) <= 80 for line in lines) and len(lines) == 3
+    narrow = report.caption_lines(claims, [], "paper", chars=40)
+    assert narrow == ["claims (paper): ✓ 3 · ✗ 1 · ? 0"]

@@ -4,6 +4,7 @@ summaries via mfx.quadratic.analysis).  Each plot function registers itself with
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.ticker import NullFormatter
 
 from mfx import fit, plotting
 from mfx.plotting import colors, figure
@@ -220,7 +221,8 @@ def implicit_bias(table):
     drift = t[t["metric"] == "drift"]
     pairs = sorted({(int(p), int(ps)) for p, ps in zip(t["p"], t["p_star"])})
     cs = dict(zip(pairs, colors(len(pairs))))
-    fig, axes = figure(2, 1, width=3.6)
+    # taller with more (p, p*) pairs: the legends below grow by a row per pair, the axes keep their height
+    fig, axes = figure(2, 1, width=3.6, height=2.4 + 0.15 * len(pairs))
     for pair in pairs:
         d = drift[(drift["p"] == pair[0]) & (drift["p_star"] == pair[1])]
         for method, style in (("ode", "-"), ("ode_anisotropic", "--")):
@@ -263,10 +265,14 @@ def implicit_bias(table):
     axes[0].set_xlabel(r"$\tau$")
     axes[0].set_ylabel(r"$\|S(t) - S(0)\|_F$")
     axes[0].set_title("dotted: SGD at several $g$ (seed median)")
-    plotting.legend_below(axes[0], ncol=1)
+    plotting.legend_below(axes[0], ncol=1 if len(pairs) < 3 else 2)
+    gs = sorted(drift.loc[drift["method"] == "sgd", "g"].unique())
+    axes[1].set_xticks(gs, [f"{g:g}" for g in gs])
+    axes[1].xaxis.set_minor_formatter(NullFormatter())
     axes[1].set_xlabel(r"$g = a\eta$")
-    axes[1].set_ylabel("SGD final drift (median, 25–75 %)")
-    plotting.legend_below(axes[1], ncol=1)
+    axes[1].set_ylabel(r"final SGD drift of $S$")
+    axes[1].set_title("seed median, bars 25–75 %")
+    plotting.legend_below(axes[1], ncol=1 if len(pairs) < 3 else 2)
     figs = {"drift": fig}
 
     fig, axes = figure(len(pairs), 1, width=3.0)

@@ -57,6 +57,16 @@ def query_among_its_keys(mp):
     mp.setattr(model, "_layer", wrong)
 
 
+def head_mean_twice(mp):
+    """The mean over the H heads taken twice: Σ_h V_h ∇Λ(A_h z) written as a mean over h inside the layer,
+    on top of the residual scale 1/(L·H). The update is H times too small and every tangent kernel H² times
+    (K_QK too: QK-only training hardly moves the loss).  (Tried first: the attention weights computed under
+    no_grad, so that Q and K get no gradient at all — K_QK = 0 then crashes the run's step schedule,
+    η ∝ 1/λ_max(K_QK), before any claim is evaluated.)"""
+    attend = model._attend
+    mp.setattr(model, "_attend", lambda A, V, Z, X: attend(A, V, Z, X) / A.shape[1])
+
+
 def whitened_clouds(mp):
     """Every token cloud rescaled to unit variance before attention (a per-input normalisation):
     members that differ by scale (cube radii, Laplace covariances) become two samples of one law."""
@@ -137,6 +147,13 @@ def test_convergence_translate_claim_fails_when_the_query_attends_to_itself(run_
     query_among_its_keys(monkeypatch)
     table = run_experiment("transformer_convergence", "scale=quick", "model.case=translates_qk")
     _all_fail("transformer_convergence", table, "QK-only training on a translate pair")
+
+
+def test_convergence_qk_contrast_fails_with_the_head_mean_taken_twice(run_experiment, monkeypatch):
+    """Measured: min ΔR/R0 = 0.045 (0.045…0.17 over the 4 runs; no mistake: 0.61…0.94), exact."""
+    head_mean_twice(monkeypatch)
+    table = run_experiment("transformer_convergence", "scale=quick", "model.case=distinct_qk")
+    _all_fail("transformer_convergence", table, "contrast: QK-only training on a non-translate pair")
 
 
 # ------------------------------------------------------------------------------------ E3 ntk

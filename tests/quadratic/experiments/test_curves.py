@@ -3,8 +3,8 @@ import pytest
 from mfx import cli
 
 
-def test_quad_curves_quick(run_experiment, claims_of):
-    table = run_experiment("quad_curves", "scale=quick")
+def test_quad_curves_quick(quick_table, claims_of):
+    table = quick_table("quad_curves")
     claims = claims_of("quad_curves", table)
     assert sum("tail slope" in c.statement for c in claims) == 2  # p = 3, 8 > p* = 2
     assert any("limit eps_g" in c.statement for c in claims)

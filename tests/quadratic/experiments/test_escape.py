@@ -4,8 +4,8 @@ from mfx import sweep
 from mfx.quadratic.experiments import escape
 
 
-def test_quad_escape_quick(run_experiment, claims_of):
-    table = run_experiment("quad_escape", "scale=quick")
+def test_quad_escape_quick(quick_table, claims_of):
+    table = quick_table("quad_escape")
     claims = claims_of("quad_escape", table)
     statements = [c.statement for c in claims]
     assert sum("ODE slope" in s for s in statements) == 2 and sum("SGD slope" in s for s in statements) == 2

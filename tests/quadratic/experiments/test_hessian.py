@@ -1,5 +1,5 @@
-def test_quad_hessian_quick(run_experiment, claims_of):
-    table = run_experiment("quad_hessian", "scale=quick")
+def test_quad_hessian_quick(quick_table, claims_of):
+    table = quick_table("quad_hessian")
     claims = claims_of("quad_hessian", table)
     statements = " ".join(c.statement for c in claims)
     assert "negative eigenvalues at the plateau" in statements and "at the solution" in statements

@@ -10,8 +10,8 @@ from mfx.resnet import plots
 CLAIMS = ["slope of the output error vs L at M = 1", "a/L + b/√(LM)"]
 
 
-def test_quick_scale_claims_pass(run_experiment):
-    table = run_experiment("resnet_depth", "scale=quick")
+def test_quick_scale_claims_pass(quick_table):
+    table = quick_table("resnet_depth")
     claims = registry.get("resnet_depth").claims(table)
     assert [any(s in c.statement for c in claims) for s in CLAIMS] == [True] * len(CLAIMS)
     failed = [

@@ -8,8 +8,8 @@ from mfx.resnet import plots
 CLAIMS = ["slope of the h_L error vs D", "a/L + b·√(D/(LM))"]
 
 
-def test_quick_scale_claims_pass(run_experiment):
-    table = run_experiment("resnet_dim", "scale=quick")
+def test_quick_scale_claims_pass(quick_table):
+    table = quick_table("resnet_dim")
     claims = registry.get("resnet_dim").claims(table)
     assert [any(s in c.statement for c in claims) for s in CLAIMS] == [True] * len(CLAIMS)
     failed = [

@@ -18,8 +18,8 @@ CLAIMS = [
 ]
 
 
-def test_quick_scale_claims_pass(run_experiment):
-    table = run_experiment("resnet_lazy", "scale=quick")
+def test_quick_scale_claims_pass(quick_table):
+    table = quick_table("resnet_lazy")
     claims = registry.get("resnet_lazy").claims(table)
     assert [any(s in c.statement for c in claims) for s in CLAIMS] == [True] * len(CLAIMS)
     failed = [

@@ -8,8 +8,8 @@ from mfx.resnet import plots
 CLAIMS = ["critical gamma*"]
 
 
-def test_quick_scale_claims_pass(run_experiment):
-    table = run_experiment("resnet_phase", "scale=quick")
+def test_quick_scale_claims_pass(quick_table):
+    table = quick_table("resnet_phase")
     claims = registry.get("resnet_phase").claims(table)
     assert [any(s in c.statement for c in claims) for s in CLAIMS] == [True] * len(CLAIMS)
     failed = [

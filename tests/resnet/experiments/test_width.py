@@ -8,8 +8,8 @@ from mfx.resnet import plots
 CLAIMS = ["slope of the output error vs M", "1/L floor"]
 
 
-def test_quick_scale_claims_pass(run_experiment):
-    table = run_experiment("resnet_width", "scale=quick")
+def test_quick_scale_claims_pass(quick_table):
+    table = quick_table("resnet_width")
     claims = registry.get("resnet_width").claims(table)
     assert [any(s in c.statement for c in claims) for s in CLAIMS] == [True] * len(CLAIMS)
     failed = [

@@ -14,8 +14,8 @@ ISSUE_CLAIMS = [
 ]
 
 
-def test_experiment_runs_end_to_end_and_its_claims_pass(run_experiment):
-    table = run_experiment(NAME, "scale=quick")
+def test_experiment_runs_end_to_end_and_its_claims_pass(quick_table):
+    table = quick_table(NAME)
     # only the large-initial-loss case blows up (what its claim states)
     assert (table.loc[table["role"] != "large", "status"] == "ok").all()
     claims = get(NAME).claims(table)

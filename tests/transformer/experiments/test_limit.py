@@ -12,8 +12,8 @@ ISSUE_CLAIMS = [
 ]
 
 
-def test_experiment_runs_end_to_end_and_its_claims_pass(run_experiment):
-    table = run_experiment(NAME, "scale=quick")
+def test_experiment_runs_end_to_end_and_its_claims_pass(quick_table):
+    table = quick_table(NAME)
     assert (table["status"] == "ok").all()
     claims = get(NAME).claims(table)
     assert len(claims) == len(ISSUE_CLAIMS)
