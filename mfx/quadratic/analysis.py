@@ -20,6 +20,13 @@ def _ok(table, **where) -> pd.DataFrame:
 # -------------------------------------------------------------------------------------- quad_curves
 
 
+def theory_levels(p: int, p_star: int) -> tuple[float, float]:
+    """(plateau, floor) of eps_g for the mean readouts and T = I: (1/(p+2) + 1/p*, and the p < p* limit
+    risk, 0 for p ≥ p*) — what the claims and the figure compare the curves with."""
+    a, a_star = model.readout_scales(p, p_star, "mean")
+    return model.plateau(p, np.eye(p_star), a, a_star)[1], model.eps_underparameterized(p, p_star, a_star)
+
+
 def plateau_point(tau, eps, eps_pl, eps_floor) -> tuple[float, float]:
     """(tau, eps) at the flattest point (min |d ln eps / d ln tau|) after tau = 0.05 and before escape."""
     tau, eps = np.asarray(tau), np.asarray(eps)

@@ -60,6 +60,27 @@ def curves(table):
                 matched.index[matched.index > 0], matched.values[matched.index > 0], "--", color=cs[p], lw=0.8
             )
             _band(ax, d[d["method"] == "sgd"], cs[p])
+            eps_pl, floor = analysis.theory_levels(int(p), int(p_star))
+            first = p == ps[0]
+            ax.hlines(
+                eps_pl,
+                ode.index.min(),
+                1.0,
+                color="0.3",
+                ls=(0, (2, 2)),
+                lw=0.8,
+                label=r"theory plateau $\frac{1}{p+2} + \frac{1}{p^*}$" if first else None,
+            )
+            if floor > 0:
+                ax.hlines(
+                    floor,
+                    20.0,
+                    ode.index.max(),
+                    color="C3",
+                    ls=(0, (2, 2)),
+                    lw=0.8,
+                    label=r"theory floor ($p < p^*$)",
+                )
             if p > p_star:
                 tail = ode[ode.index >= ode.index.max() / 10]
                 f = fit.power_law(tail.index.values, tail.values)
@@ -73,7 +94,10 @@ def curves(table):
     ax.set_ylim(1e-8, 2.0)  # the claims read eps_g down to 1e-3; p = p* runs on to float64 round-off
     ax.set_xlabel(r"$\tau = a\eta\alpha$")
     ax.set_ylabel(r"$\varepsilon_g$")
-    ax.set_title("lines: ODE; markers + bands: SGD (seed median, 10–90 %)")
+    ax.set_title(
+        "lines: ODE at the SGD's $g$; markers + bands: SGD (seed median, 10–90 %);\n"
+        "short dashes: gradient-flow theory (the finite-$g$ noise term lifts the ODE above it)"
+    )
     plotting.legend_outside(ax)
     figs = {"eps": fig}
 
@@ -317,20 +341,46 @@ def hessian(table):
     t = table[table["experiment"] == "quad_hessian"]
     eig = t[(t["metric"] == "eigenvalue") & (t["source"] == "autograd")]
     pairs = sorted({(int(p), int(ps)) for p, ps in zip(eig["p"], eig["p_star"])})
-    fig, axes = figure(2, 1, width=3.8, height=4.6)
+    # one row per (p, p*): stems of many spectra in one panel hide each other.  Filled: autograd, coloured
+    # by sign, area growing with the multiplicity; open circles: the closed form the claims compare with
+    fig, axes = figure(2, 1, width=3.4, height=1.6 + 0.16 * len(pairs))
+    signs = (("negative", "C3"), ("zero", "0.55"), ("positive", "C0"))
     for ax, state in zip(axes, ("plateau", "solution")):
-        for k, (pair, c) in enumerate(zip(pairs, colors(len(pairs)))):
-            d = eig[(eig["p"] == pair[0]) & (eig["p_star"] == pair[1]) & (eig["state"] == state)]
-            if d.empty:
-                continue
-            x = d["value"].values + 0.01 * k
-            ax.vlines(x, 0.8, d["multiplicity"].values, color=c, lw=1)
-            ax.plot(x, d["multiplicity"].values, "o", color=c, ms=3, label=f"$(p,p^*)$={pair}")
-        ax.set_yscale("log")
+        for k, pair in enumerate(pairs):
+            here = t[
+                (t["p"] == pair[0])
+                & (t["p_star"] == pair[1])
+                & (t["state"] == state)
+                & (t["metric"] == "eigenvalue")
+            ]
+            d, th = here[here["source"] == "autograd"], here[here["source"] == "theory"]
+            size = lambda m: 8 + 14 * np.log10(m.to_numpy(float))
+            ax.scatter(
+                th["value"],
+                np.full(len(th), k),
+                s=2.2 * size(th["multiplicity"]),
+                facecolors="none",
+                edgecolors="k",
+                lw=0.6,
+                label="closed form" if k == 0 else None,
+            )
+            v = d["value"].to_numpy(float)
+            sign = np.where(v < -1e-9, 0, np.where(v > 1e-9, 2, 1))
+            for j, (name, c) in enumerate(signs):
+                ax.scatter(
+                    v[sign == j],
+                    np.full((sign == j).sum(), k),
+                    s=size(d["multiplicity"][sign == j]),
+                    color=c,
+                    label=f"{name} (autograd)" if k == 0 else None,
+                )
+        ax.set_yticks(range(len(pairs)), [f"{p}, {ps}" for p, ps in pairs])
+        ax.set_ylim(len(pairs) - 0.5, -0.5)
+        ax.grid(False, axis="y")
         ax.set_xlabel(r"eigenvalue ($V = W/\sqrt{N}$)")
-        ax.set_ylabel("multiplicity")
-        ax.set_title(state)
-    plotting.legend_below(axes[0], ncol=3)
+        ax.set_ylabel(r"$p,\ p^*$")
+        ax.set_title(f"{state} (marker area grows with multiplicity)")
+    plotting.legend_below(axes[0], ncol=2)
     figs = {"spectra": fig}
 
     fig, axes = figure(2, 1, width=3.4, height=3.4)

@@ -17,6 +17,7 @@ from mfx.quadratic.analysis import (
     crossing_ratio,
     crossing_table,
     plateau_point,
+    theory_levels,
 )
 from mfx.quadratic.experiments.common import (
     BASE_MEMORY,
@@ -156,9 +157,7 @@ def claims_curves(table):
     eps = _ok(t, metric="eps")
     for (p, p_star), d in sorted(eps.groupby(["p", "p_star"])):
         p, p_star = int(p), int(p_star)
-        a, a_star = model.readout_scales(p, p_star, "mean")
-        _, eps_pl = model.plateau(p, np.eye(p_star), a, a_star)
-        floor = model.eps_underparameterized(p, p_star, a_star)
+        eps_pl, floor = theory_levels(p, p_star)
         ode_gf, ode_g, sgd_d = (d[d["method"] == k] for k in ("ode_gf", "ode", "sgd"))
         n_ode, n_sgd = ode_gf["seed"].nunique(), sgd_d["seed"].nunique()
 
