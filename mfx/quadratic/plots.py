@@ -198,6 +198,7 @@ def escape(table):
         N_top = d["N"].max()
         m = d[d["N"] == N_top].groupby("p")["value"].median()
         ax.plot(m.index, m.values, "-o", color=c, label=f"$p^*$={p_star}, $N$={N_top:.0e}")
+    ax.set_ylim(0, None)  # from 0: a truncated axis made the weak p-dependence look strong
     ax.set_xlabel(r"$p$")
     ax.set_ylabel(r"$\tau_{esc}$ (ODE, seed median)")
     plotting.legend_outside(ax)
@@ -302,13 +303,25 @@ def implicit_bias(table):
     fig, axes = figure(len(pairs), 1, width=3.0)
     for ax, pair in zip(axes, pairs):
         d = t[(t["p"] == pair[0]) & (t["p_star"] == pair[1]) & (t["method"] == "ode")]
-        for metric, c in zip(("d_closest", "d_nearest", "d_random"), colors(3)):
+        # the predicted closest solution and the nearest one coincide: a wide line under a dashed one
+        for metric, c, style, lw, label in (
+            ("d_closest", "C1", "-", 3.0, r"to $s\,\mathrm{polar}(\rho_0)\,W^*$ (predicted)"),
+            ("d_nearest", "k", "--", 1.0, "to the nearest solution"),
+            ("d_random", "0.6", "-", 1.0, "to a random solution"),
+        ):
             m = _median(d[d["metric"] == metric])
-            ax.loglog(m.index[m.index > 0], np.maximum(m.values[m.index > 0], 1e-16), color=c, label=metric)
+            ax.loglog(
+                m.index[m.index > 0],
+                np.maximum(m.values[m.index > 0], 1e-16),
+                style,
+                color=c,
+                lw=lw,
+                label=label,
+            )
         ax.set_title(f"$(p, p^*)$ = {pair}, ODE")
         ax.set_xlabel(r"$\tau$")
         ax.set_ylabel(r"$\|W - s U W^*\|^2/N$")
-        plotting.legend_below(ax, ncol=3)
+        plotting.legend_below(ax, ncol=1)
     figs["distances"] = fig
 
     fig, axes = figure(len(pairs), 1, width=3.0)
