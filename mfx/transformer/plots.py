@@ -240,9 +240,9 @@ def plot_ntk(table: pd.DataFrame) -> dict:
         ylabel=r"$\lambda_{min}$ (closed-form Gram, $N = 2$)",
         title="members merge",
     )
-    # inside, in the empty upper left (λ_min rises with the spacing): a legend outside would widen the
-    # left column and push the heatmap's colour bar away from it
-    ax_merge.legend(loc="upper left")
+    # below, not to the right: a legend outside would widen the left column and push the heatmap's
+    # colour bar away from it
+    plotting.legend_below(ax_merge, ncol=3)
     # λ_min/λ_max of the QK block (the paper's condition) vs n: families against the iid control,
     # band = min…max over seeds; exact nulls at the floor
     nn = t[(t["metric"] == "ntk_ratio") & (t["L"] == 1) & (t["block"] == "QK")]
