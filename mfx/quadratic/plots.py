@@ -396,21 +396,47 @@ def hessian(table):
     plotting.legend_below(axes[0], ncol=2)
     figs = {"spectra": fig}
 
+    # counts vs p, one line per p* (marker) and sign (colour); open circles: the closed form's counts
+    theory = t[(t["metric"] == "eigenvalue") & (t["source"] == "theory")]
+    p_stars = sorted({ps for _, ps in pairs})
     fig, axes = figure(2, 1, width=3.4, height=3.4)
     for ax, state in zip(axes, ("plateau", "solution")):
-        rows = []
-        for pair in pairs:
-            d = eig[(eig["p"] == pair[0]) & (eig["p_star"] == pair[1]) & (eig["state"] == state)]
-            if d.empty:
-                continue
-            v, m = d["value"].values, d["multiplicity"].values
-            rows.append((pair, *analysis.counts(v, m)))  # (negative, zero, positive), as the claims count
-        for j, (label, c) in enumerate(zip(("negative", "zero", "positive"), colors(3))):
-            ax.plot([r[0][0] for r in rows], [r[1 + j] for r in rows], "-o", color=c, label=label)
+        for p_star, marker in zip(p_stars, "os^dv"):
+            rows = []
+            for pair in [pr for pr in pairs if pr[1] == p_star]:
+                at = [
+                    d[(d["p"] == pair[0]) & (d["p_star"] == p_star) & (d["state"] == state)]
+                    for d in (eig, theory)
+                ]
+                if at[0].empty:
+                    continue
+                got, want = (analysis.counts(d["value"].values, d["multiplicity"].values) for d in at)
+                rows.append((pair[0], got, want))  # (negative, zero, positive), as the claims count
+            for j, (label, c) in enumerate(zip(("negative", "zero", "positive"), ("C3", "0.55", "C0"))):
+                ps_ = [r[0] for r in rows]
+                ax.plot(
+                    ps_,
+                    [r[1][j] for r in rows],
+                    "-" + marker,
+                    color=c,
+                    ms=3,
+                    lw=0.8,
+                    label=f"{label}, $p^*$={p_star}",
+                )
+                ax.plot(
+                    ps_,
+                    [r[2][j] for r in rows],
+                    "o",
+                    mfc="none",
+                    mec="k",
+                    ms=6,
+                    mew=0.6,
+                    label="closed form" if (p_star, j) == (p_stars[0], 0) else None,
+                )
         ax.set_xlabel(r"$p$")
         ax.set_ylabel("count")
-        ax.set_title(f"{state} ($p^*$ = {', '.join(sorted({str(r[0][1]) for r in rows}))})")
-        plotting.legend_below(ax, ncol=3)
+        ax.set_title(state)
+    plotting.legend_below(axes[0], ncol=3)
     figs["counts"] = fig
 
     traj = t[(t["state"] == "trajectory")]
@@ -424,6 +450,7 @@ def hessian(table):
     axes[0].set_ylabel(r"$\lambda_{min}$ of the Hessian")
     axes[1].set_ylabel(r"$\varepsilon_g$")
     axes[1].set_yscale("log")
+    axes[1].set_ylim(1e-12, None)  # below, float64 round-off of a converged run
     for ax in axes:
         ax.set_xlabel(r"$\tau$ (gradient-flow ODE)")
     plotting.legend_below(axes[0], ncol=3)
