@@ -230,6 +230,16 @@ def escape(table):
     return figs
 
 
+def _grid(n: int):
+    """(fig, axes) of n panels, at most three to a row (six side by side made a 2700-pixel strip);
+    panels beyond n hidden."""
+    ncols = min(n, 3)
+    fig, axes = figure(ncols, -(-n // ncols), width=3.0)
+    for ax in axes[n:]:
+        ax.set_visible(False)
+    return fig, axes[:n]
+
+
 @plotting.draws(
     "quad_implicit_bias",
     captions={
@@ -300,7 +310,7 @@ def implicit_bias(table):
     plotting.legend_below(axes[1], ncol=1 if len(pairs) < 3 else 2)
     figs = {"drift": fig}
 
-    fig, axes = figure(len(pairs), 1, width=3.0)
+    fig, axes = _grid(len(pairs))
     for ax, pair in zip(axes, pairs):
         d = t[(t["p"] == pair[0]) & (t["p_star"] == pair[1]) & (t["method"] == "ode")]
         # the predicted closest solution and the nearest one coincide: a wide line under a dashed one
@@ -324,17 +334,18 @@ def implicit_bias(table):
         plotting.legend_below(ax, ncol=1)
     figs["distances"] = fig
 
-    fig, axes = figure(len(pairs), 1, width=3.0)
+    fig, axes = _grid(len(pairs))
     for ax, pair in zip(axes, pairs):
         d = t[(t["p"] == pair[0]) & (t["p_star"] == pair[1])]
-        for method, marker in (("ode", "o"), ("sgd", "x")):
+        for method, marker, color in (("sgd", "x", "C1"), ("ode", "o", "C0")):  # the ODE's few points on top
             x = d[(d["method"] == method) & (d["metric"] == "rho_predicted")]
             y = d[(d["method"] == method) & (d["metric"] == "rho_final")]
+            label = "ODE"
             if method == "sgd" and not x.empty:
                 g_min = x["g"].min()
                 x, y = x[x["g"] == g_min], y[y["g"] == g_min]
-                method = f"SGD $g$={g_min:g}"
-            ax.plot(x["value"].values, y["value"].values, marker, ms=3, mfc="none", label=method)
+                label = f"SGD $g$={g_min:g}"
+            ax.plot(x["value"].values, y["value"].values, marker, color=color, ms=3, mfc="none", label=label)
         lim = np.abs(d[d["metric"] == "rho_predicted"]["value"]).max()
         ax.plot([-lim, lim], [-lim, lim], "k:", lw=0.8)
         ax.set_title(f"$(p, p^*)$ = {pair}")
