@@ -86,11 +86,11 @@ def train_bytes(S, L, M, D, N, K=0):
     return FLOAT * (6 * S * L * M * D + 2 * S * L * N * (D + 2 * M) + S * (K + 1) * N * D * 2)
 
 
-def reference(cfg, rt, D, alpha):
-    """Outputs and h_L of the L_ref × M_ref reference at every step: {"f", "h_L"} on rt.device.
+def cached_reference(cfg, rt, name: str, D: int, paired: bool, run, **extra) -> dict:
+    """`run(W_E, W_U, U, V, X, Y) -> {key: tensor}` on the L_ref × M_ref reference network, on rt.device.
 
-    Cached by everything that defines it; computed one rep at a time (reps are independent and
-    the reference's U, V are the largest tensors of a sweep).
+    Cached as `name` by everything that defines it (`extra`: what `run` adds, e.g. alpha); computed
+    one rep at a time (reps are independent and the reference's U, V are the largest tensors of a sweep).
     """
     m = cfg.model
     seeds = _seeds(cfg)
@@ -102,14 +102,13 @@ def reference(cfg, rt, D, alpha):
         "N": m.N,
         "d_in": m.d_in,
         "d_out": m.d_out,
-        "alpha": float(alpha),
         "eta": float(m.eta),
         "K": m.K,
         "sigma": m.sigma,
-        "init": m.init,
         "seeds": seeds,
         "dtype": str(rt.dtype),
         "version": REF_VERSION,
+        **extra,
     }
 
     def compute():
@@ -118,15 +117,24 @@ def reference(cfg, rt, D, alpha):
             X, Y, W_E, W_U = draws.data(
                 [s], m.N, m.d_in, m.d_out, D, m.D_max, dtype=rt.dtype, device=rt.device
             )
-            U, V = draws.units(
-                [s], m.L_ref, m.M_ref, D, "ref", m.init == "paired", dtype=rt.dtype, device=rt.device
-            )
-            out = model.train(W_E, W_U, U, V, X, Y, alpha, m.eta, m.K, m.sigma)
-            parts.append({k: out[k].cpu() for k in ("f", "h_L")})
-        return {k: torch.cat([p[k] for p in parts]) for k in ("f", "h_L")}
+            U, V = draws.units([s], m.L_ref, m.M_ref, D, "ref", paired, dtype=rt.dtype, device=rt.device)
+            parts.append({k: v.cpu() for k, v in run(W_E, W_U, U, V, X, Y).items()})
+        return {k: torch.cat([p[k] for p in parts]) for k in parts[0]}
 
-    ref = cache.cached("resnet_ref", key, compute, root=cfg.cache_dir)
+    ref = cache.cached(name, key, compute, root=cfg.cache_dir)
     return {k: v.to(device=rt.device, dtype=rt.dtype) for k, v in ref.items()}
+
+
+def reference(cfg, rt, D, alpha):
+    """Outputs and h_L of the L_ref × M_ref reference at every step: {"f", "h_L"} on rt.device."""
+    m = cfg.model
+
+    def run(W_E, W_U, U, V, X, Y):
+        out = model.train(W_E, W_U, U, V, X, Y, alpha, m.eta, m.K, m.sigma)
+        return {k: out[k] for k in ("f", "h_L")}
+
+    paired = m.init == "paired"
+    return cached_reference(cfg, rt, "resnet_ref", D, paired, run, alpha=float(alpha), init=m.init)
 
 
 def _error_rows(out, ref, coords, seeds):

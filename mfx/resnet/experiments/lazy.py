@@ -4,21 +4,20 @@ tangent model and the distance to the tangent mean ODE limit (Chizat's whole laz
 from __future__ import annotations
 
 import numpy as np
-import torch
 
-from mfx import cache, runtime
+from mfx import runtime
 from mfx.experiment import Claim, ConfigError, Experiment, check, register
 from mfx.fit import bootstrap_sd
 from mfx.resnet import draws, model, tangent
 from mfx.resnet.analysis import LIMIT_INITS, lazy_fits, lazy_limit_fit, paired_slope
 from mfx.resnet.experiments.common import (
     FLOAT,
-    REF_VERSION,
     _inputs,
     _scale,
     _seeds,
     _validate_model,
     boot_sd,
+    cached_reference,
     last_step_rows,
     n_seeds,
     per_seed_rows,
@@ -220,37 +219,11 @@ def claims_lazy(table):
 
 
 def limit_reference(cfg, rt):
-    """f [S, K+1, N, d_out] of the tangent mean ODE reference (`tangent.limit`), cached by all
-    that defines it (not alpha: it does not depend on it), one rep at a time."""
+    """f [S, K+1, N, d_out] of the tangent mean ODE reference (`tangent.limit`), paired units, cached
+    by all that defines it (not alpha: it does not depend on it)."""
     m = cfg.model
-    seeds = _seeds(cfg)
-    key = {
-        "L": m.L_ref,
-        "M": m.M_ref,
-        "D": m.D,
-        "N": m.N,
-        "d_in": m.d_in,
-        "d_out": m.d_out,
-        "eta": float(m.eta),
-        "K": m.K,
-        "sigma": m.sigma,
-        "seeds": seeds,
-        "dtype": str(rt.dtype),
-        "version": REF_VERSION,
-    }
-
-    def compute():
-        parts = []
-        for s in seeds:
-            X, Y, W_E, W_U = draws.data(
-                [s], m.N, m.d_in, m.d_out, m.D, m.D_max, dtype=rt.dtype, device=rt.device
-            )
-            U, V = draws.units([s], m.L_ref, m.M_ref, m.D, "ref", True, dtype=rt.dtype, device=rt.device)
-            parts.append(tangent.limit(W_E, W_U, U, V, X, Y, m.eta, m.K, m.sigma)["f"].cpu())
-        return {"f": torch.cat(parts)}
-
-    ref = cache.cached("resnet_tangent_limit", key, compute, root=cfg.cache_dir)
-    return ref["f"].to(device=rt.device, dtype=rt.dtype)
+    run = lambda W_E, W_U, U, V, X, Y: {"f": tangent.limit(W_E, W_U, U, V, X, Y, m.eta, m.K, m.sigma)["f"]}
+    return cached_reference(cfg, rt, "resnet_tangent_limit", m.D, True, run)["f"]
 
 
 def validate_lazy(cfg):
