@@ -29,7 +29,8 @@ def setup(threads: int = 1, device: str = "cpu", dtype: str = "float64") -> Runt
     """Apply the process-wide settings of `cfg.runtime` and return the device and dtype to use.
 
     One thread per process is the default: the matrices are small, and parallelism comes from
-    running jobs in separate processes (Hydra launchers).
+    running jobs in separate processes (Hydra launchers). The quadratic overlap chain reads the same
+    count (torch.get_num_threads) for its seed-group threads.
     """
     torch.set_num_threads(threads)
     if device == "auto":

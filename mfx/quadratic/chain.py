@@ -22,13 +22,16 @@ Proof: P = Aᵀ M⁺ A is the orthogonal projector on range(Aᵀ) (rank r), z = 
 and |g|² = gᵀPg + gᵀ(I−P)g with gᵀ(I−P)g ~ χ²_{k−r} independent of P g; χ²_{k−r} + χ²_{N−k} = χ²_{N−r}.
 Equivalently: V = √N A E for a k-frame E (orthonormal rows) containing the row space, g = E x.
 So (M_t) is a Markov chain with exactly the law of SGD's overlaps at finite N (jointly in t), a
-singular or nearly singular M needs no rank decision and no pseudo-inverse, only a square root: A is
-the plain Cholesky factor while every pivot exceeds CHOLESKY_TOL of its diagonal (Cholesky is backward
-stable whenever it completes), else a diagonally pivoted Cholesky factor that stops when the largest
-remaining pivot is ≤ PIVOT_TOL·max diag M. The dropped Schur complement is PSD with diagonal ≤ that
-bound, hence entrywise ≤ it, so A Aᵀ = M up to a relative 1e-14 (backward stable). M near the solution
-manifold (Q_⊥ = Q − ρT⁻¹ρᵀ → 0, rank → p*) and matched inits with dependent rows are such cases. M
-itself is updated only through the exact formula above, never re-formed from A.
+singular or nearly singular M needs no rank decision and no pseudo-inverse, only a square root. The
+one used is teacher-first: with At = chol(T) (fixed, T ≻ 0), B = ρ At⁻ᵀ and C Cᵀ = Q − B Bᵀ,
+    A = [[C, B], [0, At]]   gives   A Aᵀ = [[C Cᵀ + B Bᵀ, B Atᵀ], [At Bᵀ, T]] = M,
+so a step factors only the p × p Schur complement. C is its plain Cholesky factor while every pivot
+exceeds CHOLESKY_TOL of Q's diagonal (Cholesky is backward stable whenever it completes), else a
+diagonally pivoted Cholesky factor that stops when the largest remaining pivot is ≤ PIVOT_TOL·max diag M.
+The dropped Schur complement is PSD with diagonal ≤ that bound, hence entrywise ≤ it, so A Aᵀ = M up to
+a relative 1e-14 (backward stable). M near the solution manifold (Q_⊥ = Q − ρT⁻¹ρᵀ → 0) and matched
+inits with dependent rows are such cases. M itself is updated only through the exact formula above,
+never re-formed from A.
 
 Initial law (`initial_overlaps`). Independent Gaussian G_s (p × N) and G_t (p* × N) give [G_s; G_t] =
 L O with L the Bartlett factor of a Wishart(N, I_k) matrix (L_ii² ~ χ²_{N−i}, i = 0..k−1, L_ij ~ N(0,1)
@@ -42,14 +45,19 @@ model.student_weights / teacher_weights, at O(k³) cost. `init="idealised"` is m
 
 Randomness. Each seed has its own numpy generators, seeded by mfx.runtime.stream_seed(seed, "quadratic",
 "chain", stream), drawn in fixed chunks of CHUNK steps, so seed s follows the same trajectory alone or
-in any batch and whatever the logging grid. The step loop is compiled with numba: a step is a few
-hundred flops per seed, and the same step batched over seeds in numpy or torch ran 30–90× slower
-(per-call overhead), which would leave the chain only ~10× faster than the full SGD at N = 3·10⁴.
+in any batch, whatever the logging grid and the thread count. The step loop is compiled with numba: a
+step is a few hundred flops per seed, and the same step batched over seeds in numpy or torch ran 30–90×
+slower (per-call overhead). The factorisation is a chain of dependent square roots and divisions, so
+`_advance` steps LANES seeds at once with the seed index innermost (their latencies overlap: 70 against
+160 ns per seed-step at p = p* = 3, one seed at a time), and seed groups run in threads (`simulate`'s
+`threads`, numba without the GIL). Drawing the k normals and the χ² (≈ 77 ns per seed-step) is then
+half of the cost.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 import numba
 import numpy as np
@@ -60,6 +68,7 @@ from mfx.quadratic import model
 
 INITS = ("gaussian", "orthonormal", "idealised")  # student kinds of model.STUDENTS, or the N → ∞ init
 CHUNK = 2048  # steps of random numbers drawn per seed at a time
+LANES = 8  # seeds stepped together by `_advance`
 PIVOT_TOL = 1e-14  # pivoted Cholesky stops at pivots ≤ PIVOT_TOL · max diag M
 CHOLESKY_TOL = 1e-8  # plain Cholesky gives way to the pivoted one at pivots ≤ CHOLESKY_TOL · their diagonal
 
@@ -135,67 +144,99 @@ def initial_overlaps(
 
 
 @numba.njit(cache=True)
-def _factor(M, A, R, used):
-    """A (k × k) with A Aᵀ = M: plain Cholesky while every pivot exceeds CHOLESKY_TOL of its diagonal
-    (backward stable), else (nearly dependent rows) the pivoted one."""
-    if not _cholesky(M, A):
-        _pivoted_cholesky(M, A, R, used)
-
-
-@numba.njit(cache=True)
-def _cholesky(M, A):
-    """Lower-triangular A with A Aᵀ = M; False (A unusable) at a pivot ≤ CHOLESKY_TOL · its diagonal."""
-    k = M.shape[0]
-    for j in range(k):
-        d = M[j, j]
-        for c in range(j):
-            d -= A[j, c] * A[j, c]
-        if not d > CHOLESKY_TOL * M[j, j]:
-            return False
-        root = np.sqrt(d)
-        A[j, j] = root
-        inv = 1.0 / root
-        for i in range(j + 1, k):
-            v = M[i, j]
-            for c in range(j):
-                v -= A[i, c] * A[j, c]
-            A[i, j] = v * inv
-        for i in range(j):
-            A[i, j] = 0.0
+def _teacher_root(M, p, At, At_inv):
+    """At = chol(T) and At⁻¹ (both lower) for the fixed teacher block T = M[p:, p:]; False unless T ≻ 0."""
+    r = M.shape[0] - p
+    if not _cholesky(M[p:, p:], M[p:, p:], At):
+        return False
+    for j in range(r):  # forward substitution, column j of At⁻¹
+        for i in range(r):
+            acc = 1.0 if i == j else 0.0
+            for c in range(i):
+                acc -= At[i, c] * At_inv[c, j]
+            At_inv[i, j] = acc / At[i, i]
     return True
 
 
 @numba.njit(cache=True)
-def _pivoted_cholesky(M, A, R, used):
-    """A (k × k) with A Aᵀ = M: Cholesky with diagonal pivoting on the work matrix R, stopped at pivots
-    ≤ PIVOT_TOL · max diag M (the rest of A stays zero)."""
+def _factor(M, p, At, At_inv, A, S, R, used):
+    """Fill the student rows of A = [[C, B], [0, At]] so that A Aᵀ = M (module docstring): B = ρ At⁻ᵀ,
+    C C ᵀ = S = Q − B Bᵀ (plain Cholesky while every pivot exceeds CHOLESKY_TOL of Q's diagonal, else
+    the pivoted one). A's teacher rows [0, At] are set once per seed by the caller."""
     k = M.shape[0]
-    scale = 0.0
-    for i in range(k):
-        used[i] = False
-        scale = max(scale, M[i, i])
-        for j in range(k):
-            R[i, j] = M[i, j]
-            A[i, j] = 0.0
-    tol = PIVOT_TOL * scale
-    for col in range(k):
-        piv, best = -1, tol
+    r = k - p
+    for i in range(p):
+        for j in range(r):
+            acc = 0.0
+            for c in range(j + 1):
+                acc += M[i, p + c] * At_inv[j, c]
+            A[i, p + j] = acc
+    for i in range(p):
+        for j in range(i + 1):
+            acc = M[i, j]
+            for c in range(r):
+                acc -= A[i, p + c] * A[j, p + c]
+            S[i, j] = acc
+            S[j, i] = acc
+    C = A[:p, :p]
+    if not _cholesky(S, M, C):
+        scale = 0.0
         for i in range(k):
+            scale = max(scale, M[i, i])
+        _pivoted_cholesky(S, C, R, used, PIVOT_TOL * scale)
+
+
+@numba.njit(cache=True)
+def _cholesky(S, D, C):
+    """Lower-triangular C with C Cᵀ = S; False (C unusable) at a pivot ≤ CHOLESKY_TOL · D's diagonal."""
+    n = S.shape[0]
+    for j in range(n):
+        d = S[j, j]
+        for c in range(j):
+            d -= C[j, c] * C[j, c]
+        if not d > CHOLESKY_TOL * D[j, j]:
+            return False
+        root = np.sqrt(d)
+        C[j, j] = root
+        inv = 1.0 / root
+        for i in range(j + 1, n):
+            v = S[i, j]
+            for c in range(j):
+                v -= C[i, c] * C[j, c]
+            C[i, j] = v * inv
+        for i in range(j):
+            C[i, j] = 0.0
+    return True
+
+
+@numba.njit(cache=True)
+def _pivoted_cholesky(S, C, R, used, tol):
+    """C with C Cᵀ = S up to the dropped Schur complement: Cholesky with diagonal pivoting on the work
+    matrix R, stopped at pivots ≤ tol (the rest of C stays zero)."""
+    n = S.shape[0]
+    for i in range(n):
+        used[i] = False
+        for j in range(n):
+            R[i, j] = S[i, j]
+            C[i, j] = 0.0
+    for col in range(n):
+        piv, best = -1, tol
+        for i in range(n):
             if not used[i] and R[i, i] > best:
                 piv, best = i, R[i, i]
         if piv < 0:
             return
         used[piv] = True
         root = np.sqrt(best)
-        A[piv, col] = root
-        for i in range(k):
+        C[piv, col] = root
+        for i in range(n):
             if not used[i]:
-                A[i, col] = R[i, piv] / root
-        for i in range(k):
+                C[i, col] = R[i, piv] / root
+        for i in range(n):
             if not used[i]:
-                for j in range(k):
+                for j in range(n):
                     if not used[j]:
-                        R[i, j] -= A[i, col] * A[j, col]
+                        R[i, j] -= C[i, col] * C[j, col]
 
 
 @numba.njit(cache=True)
@@ -232,53 +273,170 @@ def _update(M, z, x2, noise, p, a, a_star, eta, N):
             M[m, i] += d
 
 
-@numba.njit(cache=True)
-def _student_sum(M, p):
-    """Σ of the student rows of M: finite iff they all are (only they change)."""
-    total = 0.0
-    for i in range(p):
-        for j in range(M.shape[1]):
-            total += M[i, j]
-    return total
-
-
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True, error_model="numpy")
 def _advance(M, G, chi2, noise, start, n, p, a, a_star, eta, N, alive):
     """n chain steps for every seed s with alive[s], using draws G[s, start:start+n] (normals [.., k]),
     chi2[s, ...] (χ²_{N−k}) and noise[s, ...] (√Δ ξ; an empty last axis means Δ = 0). A seed whose M
-    stops being finite is set to NaN and marked dead."""
+    stops being finite is set to NaN and marked dead. Runs without the GIL (seed groups in threads).
+
+    The same arithmetic as `factor` + `_fields` + `_update`, on LANES seeds at once with the seed index
+    innermost: a step is a chain of dependent square roots and divisions, and interleaving independent
+    seeds hides their latency (3× faster than one seed at a time). Padding and dead lanes step with
+    eta = 0 from M = I and are never written back. A lane whose plain Cholesky fails takes the scalar
+    pivoted one."""
     S, k = M.shape[0], M.shape[1]
-    A = np.empty((k, k))
-    R = np.empty((k, k))
-    used = np.empty(k, np.bool_)
-    z = np.empty(k)
+    r = k - p
+    L = LANES
     with_noise = noise.shape[1] > 0
-    for s in range(S):
-        if not alive[s]:
-            continue
-        Ms = M[s]
+    Ml = np.empty((k, k, L))
+    At, Ati = np.empty((r, r, L)), np.empty((r, r, L))
+    B, Sc, C = np.empty((p, r, L)), np.empty((p, p, L)), np.empty((p, p, L))
+    g, z = np.empty((k, L)), np.empty((k, L))
+    x2, err, acc, inv, et = np.empty(L), np.empty(L), np.empty(L), np.empty(L), np.empty(L)
+    ok, live = np.empty(L, np.bool_), np.empty(L, np.bool_)
+    Mb, At1, Ati1 = np.empty((k, k)), np.empty((r, r)), np.empty((r, r))
+    S1, C1, R1, used = np.empty((p, p)), np.empty((p, p)), np.empty((p, p)), np.empty(p, np.bool_)
+    for s0 in range(0, S, L):
+        for b in range(L):
+            s = min(s0 + b, S - 1)
+            live[b] = s0 + b < S and alive[s]
+            et[b] = eta[s] if live[b] else 0.0
+            for i in range(k):
+                for j in range(k):
+                    Mb[i, j] = M[s, i, j] if live[b] else (1.0 if i == j else 0.0)
+                    Ml[i, j, b] = Mb[i, j]
+            _teacher_root(Mb, p, At1, Ati1)  # the teacher block is fixed (T ≻ 0 checked by simulate)
+            At[:, :, b], Ati[:, :, b] = At1, Ati1
         for t in range(start, start + n):
-            _factor(Ms, A, R, used)
-            x2 = _fields(A, G[s, t], chi2[s, t], z)
-            _update(Ms, z, x2, noise[s, t] if with_noise else 0.0, p, a, a_star, eta[s], N)
-            if not np.isfinite(_student_sum(Ms, p)):
-                Ms[:] = np.nan
-                alive[s] = False
-                break
+            for b in range(L):
+                s = min(s0 + b, S - 1)
+                x2[b] = chi2[s, t]
+                err[b] = -noise[s, t] if with_noise else 0.0
+                for i in range(k):
+                    g[i, b] = G[s, t, i]
+            # B = ρ At⁻ᵀ and the Schur complement Sc = Q − B Bᵀ (`_factor`)
+            for i in range(p):
+                for j in range(r):
+                    acc[:] = 0.0
+                    for c in range(j + 1):
+                        for b in range(L):
+                            acc[b] += Ml[i, p + c, b] * Ati[j, c, b]
+                    B[i, j, :] = acc
+            for i in range(p):
+                for j in range(i + 1):
+                    for b in range(L):
+                        acc[b] = Ml[i, j, b]
+                    for c in range(r):
+                        for b in range(L):
+                            acc[b] -= B[i, c, b] * B[j, c, b]
+                    Sc[i, j, :] = acc
+                    Sc[j, i, :] = acc
+            # C Cᵀ = Sc: plain Cholesky per lane (`_cholesky`), flagged where a pivot is too small
+            ok[:] = True
+            for j in range(p):
+                for b in range(L):
+                    acc[b] = Sc[j, j, b]
+                for c in range(j):
+                    for b in range(L):
+                        acc[b] -= C[j, c, b] * C[j, c, b]
+                for b in range(L):
+                    good = acc[b] > CHOLESKY_TOL * Ml[j, j, b]
+                    ok[b] = ok[b] and good
+                    root = np.sqrt(acc[b] if good else 1.0)
+                    C[j, j, b] = root
+                    inv[b] = 1.0 / root
+                for i in range(j + 1, p):
+                    for b in range(L):
+                        acc[b] = Sc[i, j, b]
+                    for c in range(j):
+                        for b in range(L):
+                            acc[b] -= C[i, c, b] * C[j, c, b]
+                    for b in range(L):
+                        C[i, j, b] = acc[b] * inv[b]
+                for i in range(j):
+                    C[i, j, :] = 0.0
+            for b in range(L):
+                if not ok[b]:
+                    scale = 0.0
+                    for i in range(k):
+                        scale = max(scale, Ml[i, i, b])
+                    S1[:, :] = Sc[:, :, b]
+                    _pivoted_cholesky(S1, C1, R1, used, PIVOT_TOL * scale)
+                    C[:, :, b] = C1
+            # fields z = A g (A = [[C, B], [0, At]]), |x|² = |g|² + χ² and the error (`_fields`, `_update`)
+            for i in range(k):
+                for b in range(L):
+                    x2[b] += g[i, b] * g[i, b]
+            for m in range(r):
+                acc[:] = 0.0
+                for c in range(m + 1):
+                    for b in range(L):
+                        acc[b] += At[m, c, b] * g[p + c, b]
+                for b in range(L):
+                    z[p + m, b] = acc[b]
+                    err[b] -= a_star * acc[b] * acc[b]
+            for i in range(p):
+                acc[:] = 0.0
+                for c in range(i + 1):
+                    for b in range(L):
+                        acc[b] += C[i, c, b] * g[c, b]
+                for c in range(r):
+                    for b in range(L):
+                        acc[b] += B[i, c, b] * g[p + c, b]
+                for b in range(L):
+                    z[i, b] = acc[b]
+                    err[b] += a * acc[b] * acc[b]
+            # M' = M + (d zᵀ + z dᵀ)/N + d dᵀ|x|²/N² on the student rows (`_update`)
+            for b in range(L):
+                err[b] = -2.0 * a * et[b] * err[b]  # now c
+                inv[b] = err[b] * (2.0 / N + err[b] * x2[b] / (N * N))  # now q
+            for i in range(p):
+                for j in range(p):
+                    for b in range(L):
+                        Ml[i, j, b] += inv[b] * z[i, b] * z[j, b]
+                for m in range(p, k):
+                    for b in range(L):
+                        d = err[b] * z[i, b] * z[m, b] / N
+                        Ml[i, m, b] += d
+                        Ml[m, i, b] += d
+            acc[:] = 0.0
+            for i in range(p):
+                for j in range(k):
+                    for b in range(L):
+                        acc[b] += Ml[i, j, b]
+            for b in range(L):
+                if live[b] and not np.isfinite(acc[b]):  # diverged: NaN in M, then a padding lane
+                    M[s0 + b] = np.nan
+                    alive[s0 + b] = False
+                    live[b] = False
+                    et[b] = 0.0
+                    for i in range(k):
+                        for j in range(k):
+                            Ml[i, j, b] = 1.0 if i == j else 0.0
+                    for i in range(r):
+                        for j in range(r):
+                            At[i, j, b] = 1.0 if i == j else 0.0
+                            Ati[i, j, b] = 1.0 if i == j else 0.0
+        for b in range(L):
+            if live[b]:
+                M[s0 + b] = Ml[:, :, b]
 
 
-def factor(M: np.ndarray) -> np.ndarray:
-    """The square root A [k, k] (A Aᵀ = M, pivoted Cholesky) that the chain uses for one M [k, k]."""
+def factor(M: np.ndarray, p: int) -> np.ndarray:
+    """The square root A [k, k] (A Aᵀ = M) that the chain uses for one M [k, k] with p student rows."""
+    M = np.ascontiguousarray(M, dtype=np.float64)
     k = M.shape[0]
-    A = np.empty((k, k))
-    _factor(np.ascontiguousarray(M, dtype=np.float64), A, np.empty((k, k)), np.empty(k, np.bool_))
+    A, At_inv = np.zeros((k, k)), np.empty((k - p, k - p))
+    if not _teacher_root(M, p, A[p:, p:], At_inv):
+        raise ValueError("the teacher block of M is not positive definite")
+    _factor(M, p, A[p:, p:], At_inv, A, np.empty((p, p)), np.empty((p, p)), np.empty(p, np.bool_))
     return A
 
 
-def fields(M: np.ndarray, g: np.ndarray, chi2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def fields(M: np.ndarray, p: int, g: np.ndarray, chi2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The chain's sampler for one M [k, k]: (z [n, k], |x|² [n]) from g [n, k] ~ N(0, I) and
     chi2 [n] ~ χ²_{N−k}."""
-    A = factor(M)
+    A = factor(M, p)
     z = np.empty_like(g, dtype=np.float64)
     x2 = np.array([_fields(A, g[i], float(chi2[i]), z[i]) for i in range(len(g))])
     return z, x2
@@ -303,18 +461,15 @@ class _Draws:
         self.g = np.empty((S, CHUNK, k))
         self.chi2 = np.zeros((S, CHUNK))
         self.noise = np.empty((S, CHUNK if Delta > 0 else 0))
-        self.pos = CHUNK
 
-    def refill(self):
-        for i, rng in enumerate(self.rng_g):
-            rng.standard_normal(out=self.g[i])
-        if self.df > 0:
-            for i, rng in enumerate(self.rng_chi2):
-                self.chi2[i] = rng.chisquare(self.df, CHUNK)
-        for i, rng in enumerate(self.rng_xi):
-            rng.standard_normal(out=self.noise[i])
-            self.noise[i] *= self.Delta**0.5
-        self.pos = 0
+    def refill(self, seeds: range):
+        for i in seeds:
+            self.rng_g[i].standard_normal(out=self.g[i])
+            if self.df > 0:
+                self.chi2[i] = self.rng_chi2[i].chisquare(self.df, CHUNK)
+            if self.rng_xi:
+                self.rng_xi[i].standard_normal(out=self.noise[i])
+                self.noise[i] *= self.Delta**0.5
 
 
 def simulate(
@@ -327,38 +482,61 @@ def simulate(
     eta,
     log_steps,
     Delta: float = 0.0,
-    stop: Callable[[np.ndarray, np.ndarray], bool] | None = None,
+    stop: Callable[[np.ndarray, np.ndarray], bool | np.ndarray] | None = None,
+    threads: int | None = None,
 ) -> dict:
     """Run the overlap chain from M0 [S, p+p*, p+p*] and log (ρ, Q) at `log_steps`: sgd.simulate's contract.
 
     eta: a number or a tensor [S]. `log_steps` are increasing step counts (0 allowed); the run ends at the
-    last one, or earlier at a logged step where `stop(rho [S,p,p*], Q [S,p,p])` returns True. Returns
-    {"steps" [K], "rho" [K,S,p,p*], "Q" [K,S,p,p]} (float64 numpy); a diverged seed shows NaN. The
-    teacher Gram T of each seed is M0[:, p:, p:] (fixed).
+    last one, or earlier at a logged step where `stop(rho [S,p,p*], Q [S,p,p])` returns True. `stop` may
+    also return a mask [S]: those seeds are finished (not advanced any more, NaN in later logs) and the
+    run ends when all are. Returns {"steps" [K], "rho" [K,S,p,p*], "Q" [K,S,p,p]} (float64 numpy); a
+    diverged seed shows NaN. The teacher Gram T of each seed is M0[:, p:, p:] (fixed, must be ≻ 0).
+    threads: seed groups run in parallel threads (default: torch's thread count, set by mfx.runtime);
+    each seed's draws and steps are its own, so the numbers do not depend on it.
     """
     M = np.array(torch.as_tensor(M0).detach().cpu().double().numpy(), dtype=np.float64, order="C")
     S, k = M.shape[0], M.shape[1]
     if N < k:
         raise ValueError(f"the overlap chain needs N ≥ p + p* (got N={N}, p+p*={k})")
+    if np.any(np.linalg.eigvalsh(M[:, p:, p:])[:, 0] <= 0):
+        raise ValueError("the overlap chain needs a positive definite teacher Gram T")
     eta = np.ascontiguousarray(torch.as_tensor(eta, dtype=torch.float64).cpu().expand(S).numpy())
     alive = np.isfinite(M).all(axis=(1, 2))
+    finished = np.zeros(S, dtype=bool)
     draws = _Draws(seeds, k, N, Delta)
+    threads = max(1, min(threads or torch.get_num_threads(), S))
+    groups = [range(S * i // threads, S * (i + 1) // threads) for i in range(threads)]
     log_steps = [int(t) for t in log_steps]
     steps, rhos, Qs = [], [], []
-    t = 0
+    t, pos = 0, CHUNK
+
+    def work(group, pos, n):
+        if pos == 0:
+            draws.refill(group)
+        sl = slice(group.start, group.stop)
+        run = alive[sl] & ~finished[sl]
+        _advance(M[sl], draws.g[sl], draws.chi2[sl], draws.noise[sl], pos, n, p, a, a_star, eta[sl], N, run)
+        alive[sl] &= run | finished[sl]
+
     bar = runtime.progress(total=log_steps[-1], desc="chain steps", unit="step", unit_scale=True)
-    for i, target in enumerate(log_steps):
-        while t < target:
-            if draws.pos == CHUNK:
-                draws.refill()
-            n = min(target - t, CHUNK - draws.pos)
-            _advance(M, draws.g, draws.chi2, draws.noise, draws.pos, n, p, a, a_star, eta, N, alive)
-            draws.pos += n
-            t += n
-            bar.update(n)
-        rho, Q = M[:, :p, p:].copy(), M[:, :p, :p].copy()
-        steps.append(t), rhos.append(rho), Qs.append(Q)
-        if i == len(log_steps) - 1 or (stop is not None and stop(rho, Q)):
-            break
+    with ThreadPoolExecutor(threads) as pool:
+        for i, target in enumerate(log_steps):
+            while t < target:
+                pos %= CHUNK
+                n = min(target - t, CHUNK - pos)
+                list(pool.map(work, groups, [pos] * threads, [n] * threads))
+                pos += n
+                t += n
+                bar.update(n)
+            rho, Q = M[:, :p, p:].copy(), M[:, :p, :p].copy()
+            rho[finished], Q[finished] = np.nan, np.nan
+            steps.append(t), rhos.append(rho), Qs.append(Q)
+            done = False if stop is None else stop(rho, Q)
+            if np.ndim(done):
+                finished |= np.asarray(done, dtype=bool)
+                done = bool(np.all(finished | ~alive))
+            if i == len(log_steps) - 1 or done:
+                break
     bar.close()
     return {"steps": np.array(steps), "rho": np.stack(rhos), "Q": np.stack(Qs)}

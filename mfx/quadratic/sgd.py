@@ -58,13 +58,14 @@ def simulate(
     eta,
     log_steps,
     Delta: float = 0.0,
-    stop: Callable[[np.ndarray, np.ndarray], bool] | None = None,
+    stop: Callable[[np.ndarray, np.ndarray], bool | np.ndarray] | None = None,
 ) -> dict:
     """Run SGD from W0 [S, p, N] with teacher W* [S, p*, N] and log (ρ, Q) at `log_steps`.
 
     eta: a number or a tensor [S] (one learning rate per seed). `log_steps` are increasing step counts
     (0 allowed); the run ends at the last one, or earlier at a logged step where
-    `stop(rho [S,p,p*], Q [S,p,p])` returns True. Returns {"steps" [K], "rho" [K,S,p,p*], "Q" [K,S,p,p]}
+    `stop(rho [S,p,p*], Q [S,p,p])` returns True (or a mask [S] that is all True: unlike the chain, the
+    batched full SGD steps every seed to the end). Returns {"steps" [K], "rho" [K,S,p,p*], "Q" [K,S,p,p]}
     over the K logged steps; a diverged seed shows NaN/inf in its overlaps.
     """
     dtype, device = W0.dtype, W0.device
@@ -93,7 +94,9 @@ def simulate(
             rho, Q = _overlaps(W, V[:, p:k0])
             steps.append(t), rhos.append(rho), Qs.append(Q)
             nxt += 1
-            if nxt == len(log_steps) or (stop is not None and stop(rho.cpu().numpy(), Q.cpu().numpy())):
+            if nxt == len(log_steps) or (
+                stop is not None and np.all(stop(rho.cpu().numpy(), Q.cpu().numpy()))
+            ):
                 bar.close()
                 return {
                     "steps": np.array(steps),

@@ -72,7 +72,7 @@ def test_sampled_fields_have_the_law_of_an_N_dimensional_input(kind):
     M = V @ V.T / N
     assert np.linalg.matrix_rank(M, tol=1e-10) == (k if kind == "full" else 3)
     g = np.random.default_rng(1)
-    z, x2 = chain.fields(M, g.standard_normal((n, k)), g.chisquare(N - k, n))
+    z, x2 = chain.fields(M, p, g.standard_normal((n, k)), g.chisquare(N - k, n))
     X = np.random.default_rng(2).standard_normal((n, N))
     z_ref, x2_ref = X @ V.T / N**0.5, (X**2).sum(1)
     # moments: E zzᵀ = M, E|x|² = N, Var|x|² = 2N, E[|x|² zzᵀ] = (N + 2) M
@@ -104,9 +104,14 @@ def test_factor_is_a_square_root_of_singular_and_nearly_singular_M():
     for kind in ("full", "singular", "near"):
         V = _weights_singular(40, 3, 2, kind)
         M = V @ V.T / 40
-        A = chain.factor(M)
+        A = chain.factor(M, 3)
         np.testing.assert_allclose(A @ A.T, M, rtol=0, atol=1e-13)
-        assert np.array_equal(A, np.tril(A)) == (kind == "full")  # plain Cholesky, else the pivoted one
+        B, C = A[:3, 3:], A[:3, :3]
+        np.testing.assert_allclose(A[3:], np.c_[np.zeros((2, 3)), np.linalg.cholesky(M[3:, 3:])], atol=1e-15)
+        if kind == "full":  # plain Cholesky of the Schur complement Q − BBᵀ
+            np.testing.assert_allclose(C, np.linalg.cholesky(M[:3, :3] - B @ B.T), atol=1e-13)
+        if kind == "singular":  # the pivoted one stops at the dependent student row: a zero column
+            assert np.any(np.all(C == 0, axis=0))
 
 
 @pytest.mark.parametrize("teacher", model.TEACHERS)
@@ -163,6 +168,54 @@ def test_seed_is_identical_alone_or_in_a_batch_and_per_seed_eta():
     # the logging grid does not change the trajectory
     coarse = _run([2], 0.6, [0, int(steps[-1])], Delta=0.2)
     np.testing.assert_array_equal(coarse["Q"][-1, 0], alone["Q"][-1, 0])
+
+
+def test_batched_lanes_equal_a_plain_loop_of_the_scalar_step():
+    """`simulate` (LANES seeds at a time, padded, with label noise) against factor + fields + step on one
+    seed at a time, with the same draws: the same arithmetic, so equal to round-off."""
+    p, p_star, N, Delta, steps = 3, 2, 50, 0.1, 700
+    k, seeds = p + p_star, list(range(chain.LANES + 3))  # one full group of lanes and a padded one
+    a, a_star = model.readout_scales(p, p_star, "mean")
+    M0 = chain.initial_overlaps(seeds, p, p_star, N).numpy()
+    out = chain.simulate(M0, p, N, seeds, a, a_star, 0.5, [0, steps], Delta=Delta)
+    for i, s in enumerate(seeds):
+        draws, M = chain._Draws([s], k, N, Delta), M0[i].copy()
+        for t in range(steps):
+            if t % chain.CHUNK == 0:
+                draws.refill(range(1))
+            j = t % chain.CHUNK
+            z, x2 = chain.fields(M, p, draws.g[0, j][None], draws.chi2[0, j][None])
+            chain.step(M, z[0], x2[0], p, a, a_star, 0.5, N, draws.noise[0, j])
+        np.testing.assert_allclose(out["Q"][-1, i], M[:p, :p], rtol=0, atol=1e-13)
+        np.testing.assert_allclose(out["rho"][-1, i], M[:p, p:], rtol=0, atol=1e-13)
+    assert np.abs(out["Q"][-1] - out["Q"][0]).max() > 0.1  # the runs moved
+
+
+def test_threads_do_not_change_the_numbers():
+    steps = sgd.log_grid(300, 10.0, per_decade=5)
+    seeds = list(range(2 * chain.LANES + 1))
+    one, two = (_run(seeds, 0.3, steps, Delta=0.1, threads=n) for n in (1, 2))
+    np.testing.assert_array_equal(one["Q"], two["Q"])
+    np.testing.assert_array_equal(one["rho"], two["rho"])
+
+
+def test_a_stop_mask_finishes_seeds_one_by_one():
+    """Seeds the mask marks stop stepping (NaN afterwards); the others run on exactly as without a stop."""
+    steps = sgd.log_grid(300, 20.0, per_decade=10)
+    free = _run([0, 1, 2], 0.3, steps)
+    calls = []
+
+    def stop(rho, Q):
+        calls.append(len(calls))
+        return np.array([len(calls) >= 5, False, len(calls) >= 8])
+
+    out = _run([0, 1, 2], 0.3, steps, stop=stop)
+    np.testing.assert_array_equal(out["Q"][:, 1], free["Q"][:, 1])
+    np.testing.assert_array_equal(out["Q"][:5, 0], free["Q"][:5, 0])
+    assert np.isnan(out["Q"][5:, 0]).all() and np.isnan(out["Q"][8:, 2]).all()
+    np.testing.assert_array_equal(out["Q"][:8, 2], free["Q"][:8, 2])
+    everyone = _run([0, 1], 0.3, steps, stop=lambda rho, Q: np.array([True, True]))
+    assert list(everyone["steps"]) == [0]
 
 
 def test_stop_rule_and_divergence_gives_nan_not_an_error():

@@ -95,8 +95,12 @@ def _sgd_escape(m, N, seeds, a, a_star, eta, g, threshold, ode_esc, tau, coords,
     horizon = min(m.tau_max, m.sgd_horizon_factor * ode_esc.max() + 1.0) if ode_esc.size else m.tau_max
 
     def escaped(rho, Q, T):
+        """Per seed: escaped (or diverged), so the chain stops stepping it; the first keep_seeds, whose
+        ε(τ) rows are kept, run until every seed has escaped."""
         e = model.risk(rho, Q, T, a, a_star)
-        return bool(np.all((e < threshold) | ~np.isfinite(e)))
+        done = (e < threshold) | ~np.isfinite(e)
+        done[: m.keep_seeds] = done.all()
+        return done
 
     lin = np.arange(0.0, horizon + 1e-9, m.tau_step_sgd)
     steps = np.unique(
@@ -160,7 +164,9 @@ def memory_escape(cfg) -> float:
 ESCAPE_TOL = {
     "slope": {"quick": 0.10, "paper": 0.10},
     "spread": {"quick": 0.10, "paper": 0.10},
-    "sgd_slope": {"quick": 0.5, "paper": 0.3},
+    # 64 SGD seeds at both scales; at quick scale ± 0.5 could not fail η/2 (ratio 1.8 ± 0.09 is within
+    # 1.5 + 2u) — measured SEs: 0.07 (p* = 1), 0.03 (p* = 2) at quick
+    "sgd_slope": {"quick": 0.3, "paper": 0.3},
     "tau_axis": {"quick": 0.15, "paper": 0.10},  # 16 SGD seeds at quick scale: one seed in 10 lies at 0.88
     "xcheck": {"quick": 0.20, "paper": 0.10},  # 32 + 32 seeds at quick scale: u ≈ 0.08 at p* = 1
 }
@@ -200,7 +206,7 @@ def claims_escape(table):
                 f"spread of the slope over p, p*={p_star}",
                 slope_spread(d),
                 ESCAPE_TOL["spread"][scale],
-                f"(max − min)/mean over p ∈ {sorted(d['p'].unique())} ({scale})",
+                f"(max − min)/mean over p ∈ {sorted(int(v) for v in d['p'].unique())} ({scale})",
                 u=fit.seed_sd(d, slope_spread),
                 how="seed bootstrap SD",
                 points=n_N if n_p >= 2 else 0,  # slopes from ≥ 3 N each, of ≥ 2 widths p
@@ -239,7 +245,7 @@ def claims_escape(table):
                 ratio(s),
                 1.0,
                 ESCAPE_TOL["sgd_slope"][scale],
-                f"SGD slope {mean_slope(s):.3g} (seed means per N ∈ {sorted(s['N'].unique())}) / idealised-init "
+                f"SGD slope {mean_slope(s):.3g} (seed means per N ∈ {sorted(int(v) for v in s['N'].unique())}) / idealised-init "
                 f"ODE slope at the same g {ref:.3g} ({scale})",
                 u=fit.seed_sd(s, ratio),
                 how="seed bootstrap SD",
