@@ -360,7 +360,8 @@ def task(cfg: DictConfig) -> None:
 
 
 def _job(cfg: DictConfig, job_dir: Path, start: float) -> str:
-    """Run and save one job; return its outcome (done, diverged, skipped, running elsewhere)."""
+    """Run and save one job; return its outcome (done [with the counts of rows not ok], skipped,
+    running elsewhere)."""
     with locks.job_lock(job_dir) as mine:
         if not mine:
             return "running elsewhere"
@@ -383,7 +384,8 @@ def _job(cfg: DictConfig, job_dir: Path, start: float) -> str:
         extra = {"overrides": variant, "job": hydra_cfg.job.override_dirname}
         # done.json is written last: a failure before it leaves the job incomplete
         results.write_job(job_dir, rows, cfg, str(rt.device), time.perf_counter() - start, extra)
-        return "diverged" if (rows["status"] != "ok").any() else "done"
+        other = rows.loc[rows["status"] != "ok", "status"].value_counts()  # diverged, no_escape, …
+        return "done" + "".join(f", {n} rows {status}" for status, n in other.items())
 
 
 def one_line(e: BaseException) -> str:

@@ -284,7 +284,7 @@ def _advance(M, G, chi2, noise, start, n, p, a, a_star, eta, N, alive):
     seeds hides their latency (3× faster than one seed at a time). Padding and dead lanes step with
     eta = 0 from M = I and are never written back. A lane whose plain Cholesky fails takes the scalar
     pivoted one."""
-    S, k = M.shape[0], M.shape[1]
+    k = M.shape[1]
     r = k - p
     L = LANES
     with_noise = noise.shape[1] > 0
@@ -296,10 +296,14 @@ def _advance(M, G, chi2, noise, start, n, p, a, a_star, eta, N, alive):
     ok, live = np.empty(L, np.bool_), np.empty(L, np.bool_)
     Mb, At1, Ati1 = np.empty((k, k)), np.empty((r, r)), np.empty((r, r))
     S1, C1, R1, used = np.empty((p, p)), np.empty((p, p)), np.empty((p, p)), np.empty(p, np.bool_)
-    for s0 in range(0, S, L):
+    # the alive seeds, packed into lanes: a finished seed frees its lane, so the cost follows the seeds
+    # still running, not the slowest seed of each group of LANES
+    idx = np.flatnonzero(alive)
+    n_live = len(idx)
+    for j0 in range(0, n_live, L):
         for b in range(L):
-            s = min(s0 + b, S - 1)
-            live[b] = s0 + b < S and alive[s]
+            s = idx[min(j0 + b, n_live - 1)]
+            live[b] = j0 + b < n_live
             et[b] = eta[s] if live[b] else 0.0
             for i in range(k):
                 for j in range(k):
@@ -309,7 +313,7 @@ def _advance(M, G, chi2, noise, start, n, p, a, a_star, eta, N, alive):
             At[:, :, b], Ati[:, :, b] = At1, Ati1
         for t in range(start, start + n):
             for b in range(L):
-                s = min(s0 + b, S - 1)
+                s = idx[min(j0 + b, n_live - 1)]
                 x2[b] = chi2[s, t]
                 err[b] = -noise[s, t] if with_noise else 0.0
                 for i in range(k):
@@ -406,8 +410,8 @@ def _advance(M, G, chi2, noise, start, n, p, a, a_star, eta, N, alive):
                         acc[b] += Ml[i, j, b]
             for b in range(L):
                 if live[b] and not np.isfinite(acc[b]):  # diverged: NaN in M, then a padding lane
-                    M[s0 + b] = np.nan
-                    alive[s0 + b] = False
+                    M[idx[j0 + b]] = np.nan
+                    alive[idx[j0 + b]] = False
                     live[b] = False
                     et[b] = 0.0
                     for i in range(k):
@@ -419,7 +423,7 @@ def _advance(M, G, chi2, noise, start, n, p, a, a_star, eta, N, alive):
                             Ati[i, j, b] = 1.0 if i == j else 0.0
         for b in range(L):
             if live[b]:
-                M[s0 + b] = Ml[:, :, b]
+                M[idx[j0 + b]] = Ml[:, :, b]
 
 
 def factor(M: np.ndarray, p: int) -> np.ndarray:
