@@ -281,7 +281,7 @@ def _advance(M, G, chi2, noise, start, n, p, a, a_star, eta, N, alive):
 
     The same arithmetic as `factor` + `_fields` + `_update`, on LANES seeds at once with the seed index
     innermost: a step is a chain of dependent square roots and divisions, and interleaving independent
-    seeds hides their latency (3× faster than one seed at a time). Padding and dead lanes step with
+    seeds hides their latency (2.3× faster than one seed at a time). Padding lanes step with
     eta = 0 from M = I and are never written back. A lane whose plain Cholesky fails takes the scalar
     pivoted one."""
     k = M.shape[1]

@@ -1,18 +1,48 @@
 """Table → numbers of the transformer family, shared by the claims (`experiments`) and the figures
-(`plots`): the E1 error decomposition and its fits, the E3 merge curves.
+(`plots`): the E1 error decomposition and its law, the E3 merge curves.
 
 E1 (transformer_limit) error law.  The finite network's heads are i.i.d. draws from a pool of P heads
 (the reference's initial law ρ⁰_P, the same at every depth), so its distance to the reference — the
-same pool at every one of L_ref layers, the continuous-depth limit up to O(1/L_ref) — splits, through
-the full-pool network of the same depth L, into two independent parts:
+same pool at every one of L_ref layers — splits, through the full-pool network of the same depth L, as
 
     f_{L,H} − f_ref = (f_{L,P} − f_ref)  +  (f_{L,H} − f_{L,P})
-                       depth: Euler error     width: Monte Carlo error of L·H i.i.d. heads,
-                       a·(1/L − 1/L_ref)      mean zero, RMS b/√(L·H)
+                       depth (Euler) error     width (Monte Carlo) error of the L·H heads,
 
-and, the second being mean-zero given the first, E|f_{L,H} − f_ref|² = a²x² + b²/(LH) with
-x = 1/L − 1/L_ref.  That quadrature law is what `error_law` fits (weighted least squares, unconstrained
-so that a wrong law can give a negative coefficient).
+and f_{L,P} is the H → ∞ limit of f_{L,H} (the empirical law of H draws tends to the pool's).
+
+Depth.  Trained for a fixed flow time, f_{L,P} is a smooth function of the Euler step 1/L (the GD map of
+a scheme of order 1), f_{L,P} = f_∞ + a/L + a₂/L² + …, so f_{L,P} − f_ref = a·x + a₂·(1/L² − 1/L_ref²),
+x = 1/L − 1/L_ref.  The a₂ term, of either sign, bends the exponent of |f_{L,P} − f_ref| in x away from
+1 (`depth_fit`: 0.85–1.12 at quick scale, pools 0–9; 0.86–1.00 at paper scale, pools 0–2); in E err² it
+is minor — the measured depth error in place of a²x² moves the R² of the old law only from 0.937 to
+0.941 (paper, pool 0, P = 128).
+
+Width.  A layer's update is the mean over its H heads of the head velocity; sampling them from the pool
+adds a mean-zero error of variance σ²(s_l)/(L²H) at layer l (Euler step 1/L), independent between
+layers.  Carried to the output (and through training) by the propagator J_l of the layers above, these
+add up to E|f_{L,H} − f_{L,P}|² = (1/(LH))·(1/L)Σ_l g(l/L), g = |J|²σ²: a Riemann sum, ∫₀¹g + O(1/L).
+The width coefficient is therefore b²(L) = b²_∞ + β/L, not a constant; β = (g(0) − g(1))/2 + … has no
+fixed sign (whether errors made early or late in depth count more after training) and is large where g
+varies strongly with depth.  Measured (quick, 16 seeds, pools 0–9): E err_mc²·LH is, on average over
+the pools, flat in H at each L but moves with L — relative to each pool's mean, 0.78, 0.99, 1.05, 1.18
+(± 0.04–0.09) at L = 2, 4, 8, 16 — up in some pools (×1.9 from L = 4 to 16 in pool 1) and down in
+others (×0.6 in pool 2); at t = 0 it is flat (0.96, 0.96, 1.05, 1.03): training makes the L-dependence.
+Written around the reference's depth, b²(L) = B + C·x (B = b²(L_ref), C = β); any other function of L
+does no better (a free b² per depth gives the same R² to ±0.01).  The next term is O(1/(LH)²): it
+matters only where the width error is O(1), at small H in the pools with b² ≈ 1 (there E err_mc²·LH
+grows with H at L = 4, as H^0.2–0.3: the error saturates); it is not in the law.
+
+Cross term.  2E⟨f_{L,P} − f_ref, f_{L,H} − f_{L,P}⟩ vanishes up to the O(1/(LH)) bias of the Monte Carlo
+error; measured, (E err² − err_depth² − E err_mc²)/E err² = −0.02 ± 0.02 (quick grid, pools 0–9).
+
+Hence the law that `error_law` fits over L ≥ E1_DEPTH_L_MIN (weighted least squares on relative
+residuals, unconstrained so that a wrong law can give a negative coefficient):
+
+    E|f_{L,H} − f_ref|² = A·x² + (B + C·x)/(L·H),        A = a²,  B + C·x = b²(L),
+
+on the sampled grid together with its H = ∞ column (the full-pool networks: A·x² alone).  With B + C·x
+replaced by a constant (the previous law) R² falls at quick scale from 0.98 to 0.94 (pool 0) and from
+0.93/0.85 to 0.79/0.73 (pools 1/9), and at paper scale (pool 0, P = 128, 16 seeds) from 0.969 to 0.937.
 """
 
 from __future__ import annotations
@@ -22,7 +52,7 @@ import pandas as pd
 
 from mfx import fit
 
-E1_DEPTH_L_MIN = 4  # the depth error is in its 1/L regime from L = 4 on (Euler with ≥ 4 steps)
+E1_DEPTH_L_MIN = 4  # the 1/L expansions (depth error, b²(L)) hold from L = 4 on (Euler with ≥ 4 steps)
 
 
 def _limit(table: pd.DataFrame, metric: str) -> pd.DataFrame:
@@ -66,30 +96,55 @@ def width_fit(table: pd.DataFrame) -> tuple[fit.Fit, int]:
     return fit.power_law(r["H"], r["value"]), L
 
 
-def error_law(table: pd.DataFrame, metric: str = "err") -> fit.Fit:
-    """E err² = A·x² + B/(L·H) fitted to the RMS over seeds (A = a², B = b²; module docstring), L ≥ 4.
+def law_terms(L, H, L_ref) -> np.ndarray:
+    """The regressors [x², 1/(LH), x/(LH)] of the law (module docstring) at (L, H); H = inf: the
+    full-pool column, where only A·x² remains.  Shape [..., 3]."""
+    L, H, L_ref = (np.asarray(v, dtype=float) for v in (L, H, L_ref))
+    x = 1.0 / L - 1.0 / L_ref
+    w = 1.0 / (L * H)
+    return np.stack([x**2, w, x * w], axis=-1)
 
-    Weighted least squares on relative residuals (each point counts by its own size), unconstrained;
-    R² is that of log err (the fitted law against the points on the log-log figure).
+
+def law_predict(law: fit.Fit, L, H, L_ref) -> np.ndarray:
+    """E err² of the fitted law at (L, H)."""
+    return law_terms(L, H, L_ref) @ np.array([law[k] for k in LAW_TERMS])
+
+
+LAW_TERMS = ("A", "B", "C")
+
+
+def error_law(table: pd.DataFrame, metric: str = "err", depth_metric: str = "err_depth") -> fit.Fit:
+    """E err² = A·x² + (B + C·x)/(L·H) over L ≥ E1_DEPTH_L_MIN (module docstring): the RMS over seeds of
+    `metric` on the sampled grid together with `depth_metric` (the full-pool networks) as its H = ∞
+    column.  `n` counts the sampled points.
+
+    Weighted least squares on relative residuals (each point counts by its own size), unconstrained,
+    SEs from the residual scatter; R² is that of log err over the sampled grid (the fitted law against
+    the points of the log-log figure; the H = ∞ column, fitted too, is left out of it).
     """
     r = rms_over_seeds(table, metric)
     r = r[np.isfinite(r["value"]) & (r["value"] > 0) & (r["L"] >= E1_DEPTH_L_MIN)]
+    d = depth_errors(table, depth_metric)
+    d = d[np.isfinite(d["value"]) & (d["value"] > 0) & (d["L"] >= E1_DEPTH_L_MIN)]
     nan = float("nan")
-    if len(r) < 3:
-        return fit.Fit({"A": nan, "B": nan}, {"A": nan, "B": nan}, nan, len(r))
-    e2 = r["value"].to_numpy() ** 2
-    T = np.stack([r["x"].to_numpy() ** 2, 1.0 / r["LH"].to_numpy()], axis=1) / e2[:, None]
+    k = len(LAW_TERMS)
+    if len(r) < k or len(r) + len(d) <= k:
+        return fit.Fit(dict.fromkeys(LAW_TERMS, nan), dict.fromkeys(LAW_TERMS, nan), nan, len(r))
+    terms = np.concatenate([law_terms(r["L"], r["H"], r["L_ref"]), law_terms(d["L"], np.inf, d["L_ref"])])
+    e2 = np.concatenate([r["value"].to_numpy(), d["value"].to_numpy()]) ** 2
+    T = terms / e2[:, None]
     coef, *_ = np.linalg.lstsq(T, np.ones_like(e2), rcond=None)
     res = T @ coef - 1.0
-    cov = float(res @ res) / (len(e2) - 2) * np.linalg.pinv(T.T @ T)
+    cov = float(res @ res) / (len(e2) - k) * np.linalg.pinv(T.T @ T)
     se = np.sqrt(np.abs(np.diag(cov)))
-    pred = (T @ coef) * e2
-    log_y = np.log(e2) / 2
+    m = len(r)
+    pred = terms[:m] @ coef
+    log_y = np.log(e2[:m]) / 2
     log_p = np.log(np.maximum(pred, 1e-300)) / 2
     ss_tot = float(np.sum((log_y - log_y.mean()) ** 2))
     r2 = 1.0 - float(np.sum((log_y - log_p) ** 2)) / ss_tot if ss_tot > 0 else nan
     return fit.Fit(
-        {"A": float(coef[0]), "B": float(coef[1])}, {"A": float(se[0]), "B": float(se[1])}, r2, len(e2)
+        {t: float(c) for t, c in zip(LAW_TERMS, coef)}, {t: float(s) for t, s in zip(LAW_TERMS, se)}, r2, m
     )
 
 

@@ -11,9 +11,11 @@ from matplotlib.ticker import NullFormatter
 
 from mfx import plotting
 from mfx.transformer.analysis import (
+    E1_DEPTH_L_MIN,
     depth_errors,
     depth_fit,
     error_law,
+    law_predict,
     merge_curves,
     rms_over_seeds,
     width_fit,
@@ -76,11 +78,14 @@ def plot_limit(table: pd.DataFrame) -> dict:
         g, g0 = tot[tot["H"] == H], tot0[tot0["H"] == H]
         ax_t.loglog(g["LH"], g["value"], "o", color=col, ms=3, label=f"$H = {H}$")
         ax_t.loglog(g0["LH"], g0["value"], "o", mfc="none", color=col, ms=3)
-        if np.isfinite(law["A"]):
-            pred = np.sqrt(np.clip(law["A"] * g["x"] ** 2 + law["B"] / g["LH"], 0, None))
-            ax_t.loglog(g["LH"], pred, "-", color=col, lw=0.8)
+        g_law = g[g["L"] >= E1_DEPTH_L_MIN]  # the law's domain (at L = 2 its O(1/L) terms need not hold)
+        if np.isfinite(law["A"]) and len(g_law):
+            pred = np.sqrt(np.clip(law_predict(law, g_law["L"], g_law["H"], g_law["L_ref"]), 0, None))
+            ax_t.loglog(g_law["LH"], pred, "-", color=col, lw=0.8)
     ax_t.plot([], [], "o", mfc="none", color="grey", ms=3, label="$t = 0$")
-    ax_t.plot([], [], "-", color="grey", lw=0.8, label=f"law, $R^2 = {law.r2:.2f}$")
+    ax_t.plot(
+        [], [], "-", color="grey", lw=0.8, label=f"law ($L \\geq {E1_DEPTH_L_MIN}$), $R^2 = {law.r2:.2f}$"
+    )
     ax_t.set(xlabel=r"$L \cdot H$", ylabel="$|f_{L,H} - f_{ref}|$ (RMS over seeds)", title="total error")
     plotting.legend_outside(ax_t)
     # (d) loss curves of the reference and of a few finite networks (mean over seeds)

@@ -4,8 +4,8 @@ import pandas as pd
 from mfx.transformer import analysis
 
 
-def _limit_table(a=0.6, b=0.5, L_ref=32, Ls=(4, 8, 16), Hs=(1, 4, 16, 64), seeds=8):
-    """Synthetic E1 rows that follow the law exactly: depth a·x, width ±b/√(LH) (RMS over seeds b/√(LH))."""
+def _limit_table(a=0.6, b=0.5, c=0.0, L_ref=32, Ls=(4, 8, 16), Hs=(1, 4, 16, 64), seeds=8):
+    """Synthetic E1 rows that follow the law exactly: depth a·x, width √((b² + c·x)/(LH)) in every seed."""
     E = "transformer_limit"
     rows = []
     for L in Ls:
@@ -23,7 +23,7 @@ def _limit_table(a=0.6, b=0.5, L_ref=32, Ls=(4, 8, 16), Hs=(1, 4, 16, 64), seeds
                 }
             )
             for s in range(seeds):
-                mc = b / np.sqrt(L * H)
+                mc = np.sqrt((b**2 + c * x) / (L * H))
                 rows.append(
                     {
                         "experiment": E,
@@ -65,9 +65,31 @@ def _limit_table(a=0.6, b=0.5, L_ref=32, Ls=(4, 8, 16), Hs=(1, 4, 16, 64), seeds
 
 
 def test_error_law_recovers_the_coefficients_of_an_exact_law():
-    t = _limit_table()
-    law = analysis.error_law(t)
-    assert abs(law["A"] - 0.36) < 1e-9 and abs(law["B"] - 0.25) < 1e-9 and law.r2 > 0.999999
+    for c in (0.0, -0.5, 1.0):
+        law = analysis.error_law(_limit_table(c=c))
+        assert np.allclose([law["A"], law["B"], law["C"]], [0.36, 0.25, c], atol=1e-9), law
+        assert (
+            law.r2 > 0.999999 and law.n == 12
+        )  # the 12 sampled cells (the H = ∞ column is fitted, not counted)
+        assert max(law.se.values()) < 1e-9
+
+
+def test_law_predict_follows_a_width_coefficient_that_moves_with_depth():
+    """b²(L) = B + C·x, C < 0: the fitted law and its prediction follow it exactly."""
+    law = analysis.error_law(_limit_table(c=-0.9))
+    assert abs(law["C"] + 0.9) < 1e-9
+    t = _limit_table(c=-0.9)
+    x = 1 / t["L"] - 1 / t["L_ref"]
+    assert np.allclose(
+        analysis.law_predict(law, t["L"], t["H"], t["L_ref"]),
+        0.36 * x**2 + (0.25 - 0.9 * x) / (t["L"] * t["H"]),
+    )
+
+
+def test_the_law_at_infinite_width_is_the_depth_term():
+    law = analysis.error_law(_limit_table())
+    x = 1 / 8 - 1 / 32
+    assert np.isclose(analysis.law_predict(law, 8, np.inf, 32), 0.36 * x**2)
 
 
 def test_depth_and_width_fits_and_shares_follow_the_law():

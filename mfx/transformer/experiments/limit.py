@@ -12,9 +12,10 @@ The coupling.  An L×H network draws each of its L·H heads i.i.d. from the pool
 of those draws, batched), so it is a Monte Carlo sample of the reference's own law and differs from it
 only by depth discretisation and sampling — not by an independent initialisation.  The full-pool
 network of the same depth L (H = P, deterministic) splits the error (analysis module docstring):
-depth error |f_{L,P} − f_ref| = a·(1/L − 1/L_ref), width error |f_{L,H} − f_{L,P}| = b/√(L·H), and
-E err² = a²x² + b²/(LH).  Errors are RMS over the N inputs of |ŷ_i − ŷ_i^ref| at the end of training
-(t = T); the same at t = 0 is recorded beside them.
+depth error |f_{L,P} − f_ref| ≈ a·x, x = 1/L − 1/L_ref, width error E|f_{L,H} − f_{L,P}|² = b²(L)/(L·H)
+with b²(L) = B + C·x (the depth-average of the propagated per-layer sampling variance, a Riemann sum
+in 1/L), and E err² = A·x² + (B + C·x)/(LH).  Errors are RMS over the N inputs of |ŷ_i − ŷ_i^ref| at
+the end of training (t = T); the same at t = 0 is recorded beside them (and fitted by the same law).
 
 The targets are y_i = q0 + target_scale·ξ_i (ξ ~ N(0, I) rescaled to mean |ξ_i|² = d, drawn from
 `seed` like the clouds and the pool): O(1) training that moves the heads well away from their initial law.
@@ -30,7 +31,14 @@ from omegaconf import DictConfig, OmegaConf
 from mfx import fit, runtime
 from mfx.experiment import Claim, Experiment, check, register
 from mfx.transformer import model
-from mfx.transformer.analysis import E1_DEPTH_L_MIN, depth_fit, error_law, shares, width_fit
+from mfx.transformer.analysis import (
+    E1_DEPTH_L_MIN,
+    LAW_TERMS,
+    depth_fit,
+    error_law,
+    shares,
+    width_fit,
+)
 from mfx.transformer.experiments.common import (
     _as_floats,
     _data,
@@ -43,7 +51,10 @@ from mfx.transformer.experiments.common import (
 E = "transformer_limit"
 DEPTH_TOL = {"quick": 0.2, "paper": 0.15}  # exponent of the depth error in 1/L − 1/L_ref around 1
 WIDTH_TOL = {"quick": 0.2, "paper": 0.15}  # exponent of the width error in H (at the largest L) around −1/2
-R2_MIN = {"quick": 0.75, "paper": 0.75}  # the law a²x² + b²/(LH) against the grid (L ≥ 4)
+# the law A·x² + (B + C·x)/(LH) against the grid (L ≥ 4).  Its R² is noise-limited: with 16 seeds per
+# cell the bootstrap u is 0.01–0.05 (the pass needs R² ≥ bound + 2u), hence the paper grid's 24–64 seeds
+# (u ≈ 0.005–0.011); quick keeps 16 seeds and the wide bound
+R2_MIN = {"quick": 0.75, "paper": 0.95}
 N_BOOT = 100
 
 # everything that defines the pool networks (the artifacts shared by the jobs of a sweep), besides L
@@ -202,7 +213,9 @@ def _bootstrap(table: pd.DataFrame, statistic) -> float:
 def claims(table: pd.DataFrame) -> list[Claim]:
     scale = str(table["scale"].iloc[0])
     t = table[(table["experiment"] == E) & (table["status"] == "ok")]
-    seeds = int(t["seed"].nunique())
+    per_H = t[t["metric"] == "err"].groupby("H")["seed"].nunique()
+    seeds = int(per_H.min()) if len(per_H) else 0  # the seeds every cell has (paper: more at small H)
+    seeds_note = ", ".join(f"H = {h}: {k}" for h, k in per_H.items())
     out = []
     fd = depth_fit(t)
     tol = DEPTH_TOL[scale]
@@ -239,33 +252,55 @@ def claims(table: pd.DataFrame) -> list[Claim]:
         )
     )
     law = error_law(t)
-    law0 = error_law(t, "err_t0")
+    law0 = error_law(t, "err_t0", "err_depth_t0")
+    coefs = lambda f, fmt: ", ".join(f"{k} = {f[k]:{fmt}} ± {f.se[k]:.2g}" for k in LAW_TERMS)
     note = (
-        f"E err² = A(1/L − 1/L_ref)² + B/(LH): A = {law['A']:.3g} ± {law.se['A']:.2g}, "
-        f"B = {law['B']:.3g} ± {law.se['B']:.2g}, R² = {law.r2:.3f}, {law.n} points; at t = 0: "
-        f"A = {law0['A']:.3g}, B = {law0['B']:.3g}"
+        f"E err² = A x² + (B + C x)/(LH), x = 1/L − 1/L_ref, fitted with the full-pool column (H = ∞): "
+        f"{coefs(law, '.3g')}, R² = {law.r2:.3f}, {law.n} points; at t = 0: {coefs(law0, '.2g')}, "
+        f"R² = {law0.r2:.3f}; seeds per cell: {seeds_note}"
     )
     sh = shares(t)
     L, H = sh.get("depth_at", (0, 0))
     out.append(
         Claim.at_least(
             E,
-            f"the depth term is resolved: it carries ≥ half of E err² at (L, H) = ({L}, {H})",
+            f"the depth term dominates at (L, H) = ({L}, {H}): it carries ≥ half of E err²",
             sh["depth"],
             0.5,
             detail=f"depth²/E err² at ({L}, {H}), the width term the rest (at ({sh.get('width_at', (0, 0))[0]}, "
-            f"{sh.get('width_at', (0, 0))[1]}) the width term carries {sh['width']:.3g}); {note}",
+            f"{sh.get('width_at', (0, 0))[1]}) the width term carries {sh['width']:.3g}); scale={scale}",
             u=_bootstrap(t, lambda b: shares(b)["depth"]),
             how="seed bootstrap SD",
             points=1 if np.isfinite(sh["depth"]) else 0,
             seeds=seeds,
         )
     )
+    # Both terms resolved (issue 13 §1): pass ⇔ coefficient ≥ 2 SE.  These say that the grid and the
+    # seeds resolve the law, not what the physics is: no realistic mistake makes a coefficient
+    # significantly negative (rate without H, an i.i.d. reference, the pool networks cached without
+    # their depth, a 1/√L residual scale leave A and B positive or unresolved), hence identity checks.
+    for k, words in (("A", "depth term A x²"), ("B", "width term B/(LH) (B = b² at L = L_ref)")):
+        out.append(
+            Claim.at_least(
+                E,
+                f"the law's {words} is resolved: coefficient {k} > 0 by ≥ 2 SE",
+                law[k],
+                0.0,
+                detail=f"{note}; scale={scale}",
+                u=law.se[k],
+                how="fit SE",
+                points=law.n,
+                seeds=seeds,
+                identity=True,
+                min_points=len(LAW_TERMS) + 1,
+            )
+        )
     r2_min = R2_MIN[scale]
     out.append(
         Claim.at_least(
             E,
-            f"the error law A(1/L − 1/L_ref)² + B/(LH) fits the grid (L ≥ {E1_DEPTH_L_MIN}): R² of log err",
+            f"the error law A x² + (B + C x)/(LH), x = 1/L − 1/L_ref, fits the grid (L ≥ {E1_DEPTH_L_MIN}): "
+            "R² of log err",
             law.r2,
             r2_min,
             detail=f"{note}; scale={scale}",
@@ -273,7 +308,7 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             how="seed bootstrap SD",
             points=law.n,
             seeds=seeds,
-            min_points=4,
+            min_points=len(LAW_TERMS) + 2,
         )
     )
     return out

@@ -7,8 +7,10 @@ NAME = "transformer_limit"
 ISSUE_CLAIMS = [
     "depth error",
     "width error",
-    "the depth term is resolved",
-    "the error law",
+    "the depth term dominates",
+    "the law's depth term A x² is resolved",
+    "the law's width term B/(LH)",
+    "the error law A x² + (B + C x)/(LH)",
 ]
 
 
