@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 import torch
@@ -12,6 +13,14 @@ from mfx import cli, fit, plotting, results, runtime
 from mfx.experiment import Claim, Experiment, check, register
 
 TEST_CONF = Path(__file__).parent / "conf"
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Close what a test drew: plot functions return open figures, and a suite that keeps them all
+    holds hundreds (matplotlib's more-than-20-figures warning)."""
+    yield
+    plt.close("all")
 
 
 def _toy_run(cfg):
