@@ -96,6 +96,9 @@ def width_fit(table: pd.DataFrame) -> tuple[fit.Fit, int]:
     return fit.power_law(r["H"], r["value"]), L
 
 
+LAW_TERMS = ("A", "B", "C")  # the coefficients of x², 1/(LH) and x/(LH)
+
+
 def law_terms(L, H, L_ref) -> np.ndarray:
     """The regressors [x², 1/(LH), x/(LH)] of the law (module docstring) at (L, H); H = inf: the
     full-pool column, where only A·x² remains.  Shape [..., 3]."""
@@ -108,9 +111,6 @@ def law_terms(L, H, L_ref) -> np.ndarray:
 def law_predict(law: fit.Fit, L, H, L_ref) -> np.ndarray:
     """E err² of the fitted law at (L, H)."""
     return law_terms(L, H, L_ref) @ np.array([law[k] for k in LAW_TERMS])
-
-
-LAW_TERMS = ("A", "B", "C")
 
 
 def error_law(table: pd.DataFrame, metric: str = "err", depth_metric: str = "err_depth") -> fit.Fit:

@@ -68,9 +68,8 @@ def test_error_law_recovers_the_coefficients_of_an_exact_law():
     for c in (0.0, -0.5, 1.0):
         law = analysis.error_law(_limit_table(c=c))
         assert np.allclose([law["A"], law["B"], law["C"]], [0.36, 0.25, c], atol=1e-9), law
-        assert (
-            law.r2 > 0.999999 and law.n == 12
-        )  # the 12 sampled cells (the H = ∞ column is fitted, not counted)
+        # n: the 12 sampled cells (the H = ∞ column is fitted, not counted)
+        assert law.r2 > 0.999999 and law.n == 12
         assert max(law.se.values()) < 1e-9
 
 
