@@ -107,14 +107,25 @@ def decide(measured: float, low: float, high: float, u: float, resolution: float
     return "pass" if 2 * u <= resolution else "inconclusive"
 
 
+# What kind of evidence a claim is (DESIGN.md): a statement of a paper (quoted with its place), a
+# prediction derived here (with its derivation's place), two implementations of one thing, or a check
+# true by construction.  Reports count them in this order, paper statements first.
+KINDS = ("paper", "derived", "cross-check", "identity")
+# A claim resting on more excluded rows than this share (diverged, not escaped, outside the window) is
+# inconclusive, unless the exclusion is itself what the claim predicts.
+MAX_EXCLUDED = 0.2
+
+
 @dataclass
 class Claim:
-    """One quantitative statement of a paper, evaluated on a collected table.
+    """One quantitative statement, evaluated on a collected table.
 
     `u` is the standard uncertainty of `measured` and `how` says what it is ("fit SE", "seed
-    bootstrap SD", "exact"); `points` and `seeds` are what the value rests on.  `identity` marks a
-    check that no realistic mistake in the physics can flip (a closed form, a property of the
-    integrator): the report labels it so that a reader knows it does not test the physics.
+    bootstrap SD", "exact"); `points` and `seeds` are what the value rests on.  `kind` is one of
+    KINDS and `source` says where the statement comes from: for a `paper` claim the paper's statement
+    and its place ("Chizat Thm 1: O(1/L + 1/√(LM))"), for a `derived` one where its derivation lives
+    (module or note), for the others what is compared or why it holds.  `excluded` counts the rows
+    (runs, seeds) the value leaves out, `excluded_why` says why, `of` is how many there were.
     """
 
     experiment: str
@@ -127,13 +138,21 @@ class Claim:
     points: int
     seeds: int
     detail: str = ""
-    identity: bool = False
+    kind: str = ""
+    source: str = ""
     low: float = -math.inf
     high: float = math.inf
+    excluded: int = 0
+    excluded_why: str = ""
+    of: int = 0
 
     @property
     def passed(self) -> bool:
         return self.verdict == "pass"
+
+    @property
+    def identity(self) -> bool:
+        return self.kind == "identity"
 
     @classmethod
     def _make(
@@ -147,19 +166,41 @@ class Claim:
         resolution,
         detail="",
         *,
+        kind="",
+        source="",
         u=0.0,
         how="exact",
         points=1,
         seeds=1,
-        identity=False,
         min_points=1,
+        at_bound=(),
+        excluded=0,
+        excluded_why="",
+        of=0,
+        exclusion_expected=False,
     ):
+        """`at_bound`: names of fitted coefficients the value rests on that sit at a bound of their
+        range (`Fit.at_bound`): such a value is not a measurement, and the claim is inconclusive."""
+        if kind not in KINDS and kind != "":  # "" = not yet classified (transitional; see tests)
+            raise ValueError(f"claim {statement!r}: kind must be one of {', '.join(KINDS)} (got {kind!r})")
+        if kind and not source:
+            raise ValueError(f"claim {statement!r}: a {kind} claim names its source")
         measured = float(measured)
         u = 0.0 if how == "exact" else float(u)
         verdict = decide(measured, low, high, u, resolution)
+        notes = [detail] if detail else []
         if points < min_points:
             verdict = "inconclusive"
-            detail = f"{detail}; needs ≥ {min_points} points".lstrip("; ")
+            notes.append(f"needs ≥ {min_points} points")
+        if at_bound:
+            verdict = "inconclusive"
+            notes.append(f"rests on {', '.join(at_bound)} at the bound of its range (≈ 0, not measured)")
+        if excluded:
+            share = excluded / of if of else 1.0
+            notes.append(f"left out {excluded} of {of or '?'} ({excluded_why})")
+            if share > MAX_EXCLUDED and not exclusion_expected:
+                verdict = "inconclusive"
+                notes.append(f"more than {MAX_EXCLUDED:.0%} left out")
         return cls(
             experiment,
             statement,
@@ -170,16 +211,21 @@ class Claim:
             how,
             int(points),
             int(seeds),
-            detail,
-            identity,
+            "; ".join(notes),
+            kind,
+            source,
             low,
             high,
+            int(excluded),
+            excluded_why,
+            int(of),
         )
 
     @classmethod
     def within(cls, experiment, statement, measured, target, tol, detail="", relative=False, **kw):
-        """|measured − target| ≤ tol (or ≤ tol·|target| when relative).  `kw`: u, how, points, seeds,
-        identity, min_points (see the class docstring)."""
+        """|measured − target| ≤ tol (or ≤ tol·|target| when relative).  `kw`: kind and source
+        (required), u, how, points, seeds, min_points, at_bound, excluded, excluded_why, of,
+        exclusion_expected (see the class docstring and `_make`)."""
         bound = tol * abs(target) if relative else tol
         expected = f"{target:g} ± {tol:g}{' (rel.)' if relative else ''}"
         return cls._make(

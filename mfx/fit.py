@@ -15,15 +15,22 @@ from scipy.optimize import least_squares, nnls
 
 @dataclass(frozen=True)
 class Fit:
+    """`at_bound` names the coefficients that ended at a bound of their range (a non-negative
+    coefficient at 0): the data did not resolve them, so their value is no measurement and their SE
+    is NaN.  A claim resting on one passes them as `Claim(at_bound=…)` and is inconclusive."""
+
     params: dict[str, float]
     se: dict[str, float]
     r2: float
     n: int
+    at_bound: tuple[str, ...] = ()
 
     def __getitem__(self, name: str) -> float:
         return self.params[name]
 
     def describe(self, name: str) -> str:
+        if name in self.at_bound:
+            return f"{name} ≈ 0 (at bound; R² = {self.r2:.3f}, n = {self.n})"
         return f"{name} = {self.params[name]:.3g} ± {self.se[name]:.2g} (R² = {self.r2:.3f}, n = {self.n})"
 
 
@@ -97,6 +104,9 @@ def nonneg_sum(terms: dict[str, np.ndarray], y) -> Fit:
 
     sol = least_squares(residual, np.ones(len(names)), bounds=(0, np.inf), method="trf")
     coef = sol.x * scale
+    # A term whose largest contribution is below 1e-6 of the data sits at its bound c = 0.
+    share = coef * T.max(axis=0) / y.max() if len(y) else np.zeros(len(names))
+    at_bound = tuple(k for k, sh in zip(names, share) if sh < 1e-6)
     dof = len(y) - len(names)
     if dof > 0:
         J = sol.jac / scale  # d residual / d c
@@ -104,12 +114,14 @@ def nonneg_sum(terms: dict[str, np.ndarray], y) -> Fit:
         se = np.sqrt(np.abs(np.diag(sigma2 * np.linalg.pinv(J.T @ J))))
     else:
         se = np.full(len(names), float("nan"))
+    se = [float("nan") if k in at_bound else float(e) for k, e in zip(names, se)]
     log_y = np.log(y)
     return Fit(
         dict(zip(names, map(float, coef))),
-        dict(zip(names, map(float, se))),
+        dict(zip(names, se)),
         _r2(log_y, log_y + sol.fun),
         len(y),
+        at_bound,
     )
 
 

@@ -20,7 +20,7 @@ import pandas as pd
 
 from mfx import experiment as registry
 from mfx import results
-from mfx.experiment import PAPERS, RULE, SCALES, VERDICTS, Claim, ConfigError
+from mfx.experiment import KINDS, PAPERS, RULE, SCALES, VERDICTS, Claim, ConfigError
 from mfx.plotting import caption, caption_chars, caption_filter, plot_function, save_figure
 
 # What a claim or plot function raises on a table that lacks part of its grid.
@@ -93,10 +93,10 @@ def caption_lines(claims: list[Claim], shown: list[Claim], scale: str, chars: in
         if len(cs) == 1:
             c = cs[0]
             tail = f": {c.measured:.3g}" + ("" if c.how == "exact" else f" ± {c.u:.1g}") + f" ({c.expected})"
-            text = c.statement
+            text = f"[{kind_label(c)}] {c.statement}"
         else:
             tail = f" ({sum(c.passed for c in cs)}/{len(cs)} pass)"
-            text = stem
+            text = f"[{'/'.join(sorted({kind_label(c) for c in cs}))}] {stem}"
         room = max(chars - len(tail) - 2, 10)
         text = text if len(text) <= room else text[: room - 1].rstrip() + "…"
         lines.append(f"{_MARK[worst]} {text}{tail}".replace("$", r"\$"))
@@ -133,8 +133,8 @@ def _value(c: Claim) -> str:
     return f"{c.measured:.4g} ± {c.u:.2g} ({c.how})"
 
 
-def _verdict(c: Claim) -> str:
-    return c.verdict + (" (identity check)" if c.identity else "")
+def kind_label(c: Claim) -> str:
+    return c.kind or "unclassified"
 
 
 def _probability(c: Claim) -> str:
@@ -192,26 +192,50 @@ class Section:
     claims: list[Claim]
 
 
-COLUMNS = ("claim", "measured ± u", "expected", "verdict", "points, seeds", "P(pass)", "how it was measured")
+COLUMNS = (
+    "claim",
+    "kind: source",
+    "measured ± u",
+    "expected",
+    "verdict",
+    "points, seeds",
+    "P(pass)",
+    "how it was measured",
+)
+VERDICT_COLUMN = COLUMNS.index("verdict")
 
 
 def _row(c: Claim) -> list[str]:
     return [
         c.statement,
+        f"{kind_label(c)}: {c.source}" if c.source else kind_label(c),
         _value(c),
         c.expected,
-        _verdict(c),
+        c.verdict,
         f"{c.points}, {c.seeds}",
         _probability(c),
         c.detail,
     ]
 
 
-def _summary(claims: list[Claim]) -> str:
-    counts = {v: sum(c.verdict == v for c in claims) for v in VERDICTS}
+def summary_by_kind(claims: list[Claim]) -> str:
+    """Paper statements first: how many were reproduced, then every other kind's pass count beside it."""
+
+    def count(cs):
+        fails, incs = sum(c.verdict == "fail" for c in cs), sum(c.verdict == "inconclusive" for c in cs)
+        rest = ", ".join(f"{n} {w}" for n, w in ((fails, "fail"), (incs, "inconclusive")) if n)
+        return f"{sum(c.passed for c in cs)} of {len(cs)}" + (f" ({rest})" if rest else "")
+
+    paper = [c for c in claims if c.kind == "paper"]
+    parts = [
+        f"{count([c for c in claims if kind_label(c) == k])} {k}"
+        for k in (*KINDS[1:], "unclassified")
+        if any(kind_label(c) == k for c in claims)
+    ]
     return (
-        f"{counts['pass']} pass, {counts['fail']} fail, {counts['inconclusive']} inconclusive of "
-        f"{len(claims)} claims ({sum(c.identity for c in claims)} of them identity checks)."
+        f"{count(paper)} paper statements reproduced"
+        + (f"; beside them {', '.join(parts)} pass" if parts else "")
+        + "."
     )
 
 
@@ -226,7 +250,7 @@ def markdown(sections: list[Section], info: dict, claims: list[Claim], out: Path
     lines = ["# mfx report", ""]
     lines += [f"**{_cell(w)}**" for w in warnings] + ([""] if warnings else [])
     lines += [f"- {_cell(f)}" for f in facts] + [""]
-    lines += [f"**{_summary(claims)}**", "", f"Verdict rule — {_cell(RULE)} {_cell(RULE_NOTE)}", ""]
+    lines += [f"**{summary_by_kind(claims)}**", "", f"Verdict rule — {_cell(RULE)} {_cell(RULE_NOTE)}", ""]
     for sec in sections:
         lines += [
             f"## {sec.title}",
@@ -243,9 +267,9 @@ def markdown(sections: list[Section], info: dict, claims: list[Claim], out: Path
         lines += ["", "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
         for c in sec.claims:
             cells = [_cell(x) for x in _row(c)]
-            cells[3] = {"pass": "pass", "fail": "**FAIL**", "inconclusive": "*inconclusive*"}[c.verdict] + (
-                " (identity check)" if c.identity else ""
-            )
+            cells[VERDICT_COLUMN] = {"pass": "pass", "fail": "**FAIL**", "inconclusive": "*inconclusive*"}[
+                c.verdict
+            ]
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines)
@@ -272,7 +296,10 @@ def html_page(sections: list[Section], info: dict, claims: list[Claim]) -> str:
     ]
     parts += [f'<p class="warn">{esc(w)}</p>' for w in warnings]
     parts += ["<ul>", *[f"<li>{esc(f)}</li>" for f in facts], "</ul>"]
-    parts += [f"<p><b>{esc(_summary(claims))}</b></p>", f"<p>Verdict rule — {esc(RULE)} {esc(RULE_NOTE)}</p>"]
+    parts += [
+        f"<p><b>{esc(summary_by_kind(claims))}</b></p>",
+        f"<p>Verdict rule — {esc(RULE)} {esc(RULE_NOTE)}</p>",
+    ]
     for sec in sections:
         parts += [
             f"<h2>{esc(sec.title)}</h2>",
@@ -287,7 +314,7 @@ def html_page(sections: list[Section], info: dict, claims: list[Claim]) -> str:
         parts.append("<table><tr>" + "".join(f"<th>{esc(c)}</th>" for c in COLUMNS) + "</tr>")
         for c in sec.claims:
             cells = [f"<td>{esc(x)}</td>" for x in _row(c)]
-            cells[3] = f'<td class="{c.verdict}">{esc(_verdict(c))}</td>'
+            cells[VERDICT_COLUMN] = f'<td class="{c.verdict}">{esc(c.verdict)}</td>'
             parts.append("<tr>" + "".join(cells) + "</tr>")
         parts.append("</table>")
     parts.append("</body></html>")
@@ -335,10 +362,16 @@ def claims_frame(claims: list[Claim]) -> pd.DataFrame:
                 "how": c.how,
                 "expected": c.expected,
                 "verdict": c.verdict,
-                "identity": c.identity,
+                "kind": kind_label(c),
+                "source": c.source,
+                "low": c.low,
+                "high": c.high,
                 "points": c.points,
                 "seeds": c.seeds,
                 "p_pass": c.pass_probability(),
+                "excluded": c.excluded,
+                "of": c.of,
+                "excluded_why": c.excluded_why,
                 "detail": c.detail,
             }
             for c in claims
@@ -350,12 +383,18 @@ def audit_frame(per_seed: list[tuple[int, Claim]]) -> pd.DataFrame:
     """Verdict counts of each claim over seeds: one row per (experiment, claim)."""
     rows = pd.DataFrame(
         [
-            {"experiment": c.experiment, "claim": c.statement, "seed": s, "verdict": c.verdict}
+            {
+                "experiment": c.experiment,
+                "claim": c.statement,
+                "kind": kind_label(c),
+                "seed": s,
+                "verdict": c.verdict,
+            }
             for s, c in per_seed
         ]
     )
     counts = rows.pivot_table(
-        index=["experiment", "claim"],
+        index=["experiment", "kind", "claim"],
         columns="verdict",
         values="seed",
         aggfunc="count",
@@ -368,9 +407,12 @@ def audit_frame(per_seed: list[tuple[int, Claim]]) -> pd.DataFrame:
 
 
 def audit_markdown(counts: pd.DataFrame, scale: str) -> str:
-    lines = [f"| experiment | claim ({scale}) | pass | fail | inconclusive |", "|---|---|---|---|---|"]
+    lines = [
+        f"| experiment | kind | claim ({scale}) | pass | fail | inconclusive |",
+        "|---|---|---|---|---|---|",
+    ]
     lines += [
-        f"| {r.experiment} | {_cell(r.claim)} | {r['pass']}/{r.seeds} | {r.fail} | {r.inconclusive} |"
+        f"| {r.experiment} | {r.kind} | {_cell(r.claim)} | {r['pass']}/{r.seeds} | {r.fail} | {r.inconclusive} |"
         for _, r in counts.iterrows()
     ]
     return "\n".join(lines)

@@ -61,6 +61,8 @@ def _toy_claims(table):
             points=table["a"].nunique(),
             seeds=seeds,
             min_points=3,
+            kind="paper",
+            source="toy statement: y ∝ a^(−1/2)",
         )
     ]
 

@@ -71,7 +71,7 @@ def test_sweep_collect_plot_report(tmp_path):
     assert {p.name for p in (tmp_path / "figs").iterdir()} == {"toy_quick_y_vs_a.pdf", "toy_quick_y_vs_a.png"}
     assert cli.main(["report", str(sweep), "--strict"]) == 0
     report = (sweep / "report.md").read_text()
-    assert "1 pass, 0 fail, 0 inconclusive" in report and "figures/toy_quick_y_vs_a.png" in report
+    assert "1 of 1 paper statements reproduced." in report and "figures/toy_quick_y_vs_a.png" in report
 
 
 def test_command_line_sweep_replaces_an_axis(tmp_path):
@@ -84,7 +84,7 @@ def test_failing_claim_makes_strict_report_exit_1(tmp_path, capsys):
     sweep = str(sweep_dir(tmp_path))
     assert cli.main(["report", sweep]) == 0
     assert cli.main(["report", sweep, "--strict"]) == 1
-    assert "FAIL toy: slope of y vs a" in capsys.readouterr().out
+    assert "FAIL [paper] toy: slope of y vs a" in capsys.readouterr().out
 
 
 def test_diverging_job_is_data_not_a_crash(tmp_path):

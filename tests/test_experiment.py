@@ -47,3 +47,28 @@ def test_pass_probability_of_a_value_on_target_with_small_u():
     assert c.passed and 0.99 < c.pass_probability() <= 1
     edge = Claim.within("e", "slope", -0.4, -0.5, 0.1, u=0.025, how="fit SE", points=5)
     assert math.isclose(edge.pass_probability(), 0.5, abs_tol=1e-9)
+
+
+def test_a_claim_names_its_kind_and_source():
+    with pytest.raises(ValueError, match="kind must be one of paper, derived, cross-check, identity"):
+        Claim.within("x", "s", 1.0, 1.0, 0.1, kind="theorem", source="Thm 1")
+    with pytest.raises(ValueError, match="names its source"):
+        Claim.within("x", "s", 1.0, 1.0, 0.1, kind="paper", source="")
+    c = Claim.within("x", "s", 1.0, 1.0, 0.1, kind="paper", source="Chizat Thm 1")
+    assert (c.kind, c.source, c.verdict) == ("paper", "Chizat Thm 1", "pass")
+
+
+def test_a_claim_resting_on_a_coefficient_at_its_bound_is_inconclusive():
+    c = Claim.at_least("x", "R²", 0.99, 0.9, kind="paper", source="s", at_bound=("a",))
+    assert c.verdict == "inconclusive" and "a at the bound" in c.detail
+
+
+def test_a_claim_that_left_out_many_rows_is_inconclusive_unless_that_is_its_prediction():
+    kw = {"kind": "derived", "source": "d", "u": 0.01, "how": "fit SE"}
+    few = Claim.within("x", "s", 1.0, 1.0, 0.1, excluded=2, excluded_why="diverged", of=20, **kw)
+    many = Claim.within("x", "s", 1.0, 1.0, 0.1, excluded=6, excluded_why="not escaped", of=20, **kw)
+    meant = Claim.within(
+        "x", "s", 1.0, 1.0, 0.1, excluded=6, excluded_why="diverged", of=20, exclusion_expected=True, **kw
+    )
+    assert few.verdict == "pass" and "left out 2 of 20 (diverged)" in few.detail
+    assert many.verdict == "inconclusive" and meant.verdict == "pass"

@@ -30,7 +30,7 @@ def test_nonneg_sum_recovers_two_term_coefficients():
     f = fit.nonneg_sum(terms, y)
     assert f["a"] == pytest.approx(0.3, rel=0.02)
     assert f["b"] == pytest.approx(0.8, rel=0.02)
-    assert f.r2 > 0.99
+    assert f.r2 > 0.99 and f.at_bound == ()
     np.testing.assert_allclose(fit.evaluate(f, terms), y, rtol=0.03)
 
 
@@ -39,6 +39,8 @@ def test_nonneg_sum_clips_a_negative_coefficient_to_zero():
     f = fit.nonneg_sum({"a": 1 / x, "b": np.ones_like(x)}, 2 / x)
     assert f["a"] == pytest.approx(2.0, rel=1e-6)
     assert f["b"] == pytest.approx(0.0, abs=1e-8)
+    assert f.at_bound == ("b",) and np.isnan(f.se["b"]) and "b ≈ 0 (at bound" in f.describe("b")
+    assert f.se["a"] >= 0 and "at bound" not in f.describe("a")
 
 
 def test_linear_and_zero_crossing():

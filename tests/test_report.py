@@ -53,13 +53,13 @@ def test_claims_csv_holds_every_claim_with_its_uncertainty(tmp_path):
 
 def test_markdown_and_html_escape_table_text():
     evil = "<script>alert(1)</script> | **bold** [x](y)"
-    c = Claim.at_most("toy", evil, 1.0, 2.0, detail=evil, identity=True)
+    c = Claim.at_most("toy", evil, 1.0, 2.0, detail=evil, kind="identity", source=evil)
     sec = report.Section("toy (quick)", "paper", evil, "1 rows", [], "", [c])
     md = report.markdown([sec], {}, [c], out=None)
     page = report.html_page([sec], {}, [c])
     assert "<script>" not in md and "<script>" not in page
     assert "\\|" in md and "\\*\\*bold\\*\\*" in md
-    assert "identity check" in md and "identity check" in page
+    assert "identity: &lt;script&gt;" in md and "identity: &lt;script&gt;" in page
 
 
 def test_provenance_warns_of_mixed_tables_and_several_commits():
@@ -82,15 +82,26 @@ def test_provenance_warns_of_mixed_tables_and_several_commits():
 
 def test_a_figure_caption_counts_every_verdict_and_groups_claims_by_grid_coordinate():
     claims = [
-        Claim.within("x", "ODE plateau level, p=1, p*=2", 0.5, 0.5, 0.01),
-        Claim.within("x", "ODE plateau level, p=2, p*=2", 0.9, 0.5, 0.01),  # fails
-        Claim.at_most("x", "drift up to tau = 200 " + "and a long explanation " * 6, 1e-9, 1e-6),
-        Claim.at_least("x", "another claim, not shown on this figure", 1.0, 0.5),
+        Claim.within("x", "ODE plateau level, p=1, p*=2", 0.5, 0.5, 0.01, kind="paper", source="F1"),
+        Claim.within("x", "ODE plateau level, p=2, p*=2", 0.9, 0.5, 0.01, kind="paper", source="F1"),  # fails
+        Claim.at_most(
+            "x",
+            "drift up to tau = 200 " + "and a long explanation " * 6,
+            1e-9,
+            1e-6,
+            kind="derived",
+            source="d",
+        ),
+        Claim.at_least("x", "another claim, not shown on this figure", 1.0, 0.5, kind="identity", source="i"),
     ]
     lines = report.caption_lines(claims, claims[:3], "quick", chars=80)
     assert lines[0] == "claims (quick): ✓ 3 pass · ✗ 1 fail · ? 0 inconclusive"
-    assert lines[1] == "✗ ODE plateau level (1/2 pass)"  # the worst verdict of the group marks the line
-    assert lines[2].startswith("✓ drift up to tau = 200") and lines[2].endswith("…: 1e-09 (≤ 1e-06)")
+    assert (
+        lines[1] == "✗ [paper] ODE plateau level (1/2 pass)"
+    )  # the worst verdict of the group marks the line
+    assert lines[2].startswith("✓ [derived] drift up to tau = 200") and lines[2].endswith(
+        "…: 1e-09 (≤ 1e-06)"
+    )
     assert all(len(line) <= 80 for line in lines) and len(lines) == 3
     narrow = report.caption_lines(claims, [], "paper", chars=40)
     assert narrow == ["claims (paper): ✓ 3 · ✗ 1 · ? 0"]

@@ -172,7 +172,8 @@ def claims_implicit_bias(table):
             how="exact",
             points=int(ode_drift["tau"].nunique()),
             seeds=n_ode,
-            identity=True,
+            kind="identity",
+            source="TODO",
         )
     )
     d = t[(t["method"] == "ode") & (t["metric"] == "drift")]
@@ -188,7 +189,8 @@ def claims_implicit_bias(table):
             how="exact",
             points=1,
             seeds=n_ode,
-            identity=True,
+            kind="identity",
+            source="TODO",
         )
     )
     means = sgd_drift_fits(t, "mean")

@@ -258,7 +258,7 @@ def _describe(table: pd.DataFrame, metric: str, roles: tuple) -> str:
     )
 
 
-def _claim(kind, table, statement, metric, roles, how, bound, scale, extra="", identity=False):
+def _claim(kind, table, statement, metric, roles, how, bound, scale, extra="", **kw):
     """A worst-run check: the theorem (and each control) is a statement about every trajectory, and
     each run's value is deterministic given its seed, so the check is exact (u = 0); the spread over
     seeds is what `mfx audit` measures."""
@@ -275,7 +275,7 @@ def _claim(kind, table, statement, metric, roles, how, bound, scale, extra="", i
         points=len(v),
         seeds=int(v["seed"].nunique()) if len(v) else 0,
         min_points=2,
-        identity=identity,
+        **kw,
     )
 
 
@@ -363,7 +363,8 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             min_points=2,
             # the theorem's small-loss hypothesis, shown to matter; no realistic physics mistake makes
             # every large-loss run obey the small-loss bound
-            identity=True,
+            kind="identity",
+            source="TODO",
         )
     )
     return out

@@ -291,7 +291,8 @@ def claims(table: pd.DataFrame) -> list[Claim]:
                 how="fit SE",
                 points=law.n,
                 seeds=seeds,
-                identity=True,
+                kind="identity",
+                source="TODO",
                 min_points=len(LAW_TERMS) + 1,
             )
         )

@@ -322,7 +322,8 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             how="exact",
             points=len(drop),
             seeds=1,
-            identity=True,
+            kind="identity",
+            source="TODO",
         )
     )
     return out
