@@ -175,3 +175,52 @@ def merge_curves(table: pd.DataFrame) -> dict:
         )
         for k, g in t.groupby(["dist", "d"])
     }
+
+
+# E3 block table and discrete family (issue 24 §1–§2; derivation of the block conditions in `ntk`).
+BLOCKS = ("V", "full", "Q", "K", "QK")  # NTK blocks of the block table, L = 1
+GRAMS = ("gram_constants", "gram_affine")  # Grams of the clouds' own Λ_i modulo constants / affine
+
+
+def block_table(table: pd.DataFrame) -> pd.DataFrame:
+    """λ_min/λ_max of the block table, min over seeds: index (dist, N), columns BLOCKS + GRAMS."""
+    t = table[(table["experiment"] == "transformer_ntk") & (table["metric"] == "block_ratio")]
+    if t.empty:
+        return pd.DataFrame(columns=[*BLOCKS, *GRAMS])
+    wide = t.pivot_table(index=["dist", "N"], columns="block", values="value", aggfunc="min")
+    return wide[[c for c in (*BLOCKS, *GRAMS) if c in wide.columns]]
+
+
+def positivity(ratio: float, positive: float, null: float) -> str:
+    """ "positive" (λ_min/λ_max > positive), "null" (≤ null: an exact zero) or "unresolved" between."""
+    if not np.isfinite(ratio):
+        return "unresolved"
+    return "positive" if ratio > positive else ("null" if ratio <= null else "unresolved")
+
+
+def block_agreement(table: pd.DataFrame, blocks, gram: str, positive: float, null: float) -> dict:
+    """Each (dist, N, seed, block ∈ blocks) NTK block against the Gram `gram` of the same clouds:
+    {"cases", "both_positive", "both_null", "mismatch": [(dist, N, block, seed, block ratio, Gram ratio)]}.
+    A case agrees when both are positive or both are exact nulls; an unresolved one never agrees."""
+    t = table[(table["experiment"] == "transformer_ntk") & (table["metric"] == "block_ratio")]
+    g = t[t["block"] == gram].groupby(["dist", "N"])["value"].first()
+    out = {"cases": 0, "both_positive": 0, "both_null": 0, "mismatch": []}
+    for r in t[t["block"].isin(blocks)].itertuples():
+        key = (r.dist, int(r.N))
+        if key not in g.index:
+            continue
+        a, b = positivity(r.value, positive, null), positivity(g[key], positive, null)
+        out["cases"] += 1
+        if a == b == "positive":
+            out["both_positive"] += 1
+        elif a == b == "null":
+            out["both_null"] += 1
+        else:
+            out["mismatch"].append((r.dist, int(r.N), r.block, int(r.seed), float(r.value), float(g[key])))
+    return out
+
+
+def discrete_curves(table: pd.DataFrame, metric: str = "disc_lam_min") -> dict:
+    """{σ_z: DataFrame indexed by n with the min, median and max over the draws of `metric`}."""
+    t = table[(table["experiment"] == "transformer_ntk") & (table["metric"] == metric)]
+    return {float(s): g.groupby("n")["value"].agg(["min", "median", "max"]) for s, g in t.groupby("sigma_z")}

@@ -17,6 +17,11 @@ Controls (negative cases of the paper's condition "Σ c_i Λ_i affine ⇒ c = 0"
 member params[0] of the base family: `duplicates` (one sample repeated N times), `translates`
 (one sample shifted by i·shift·e_1), `same_cov` (N(i·shift·e_1, params[0]·I), own samples) and
 `iid` (N independent samples of one distribution: injective only through finite-n noise).
+`convolution` is a discrete set that is NOT distinguishable although no member is a translate or a copy
+of another: members 1 and 2 are a atoms of N(0, params[0]²I) each (n = a² tokens, every atom repeated a
+times), member 3 is their convolution μ_1 * μ_2 (the a² sums y + y'), so Λ_3 = Λ_1 + Λ_2 exactly and
+c = (1, 1, −1) is a null vector; further members are independent draws like 1 and 2.  With N = 2 the
+second member is μ_1 * μ_1 (Λ_2 = 2 Λ_1).
 
 A set of N = len(params) members is `Clouds`: tokens X [N, n, d] and the population Λ of each member.
 """
@@ -30,7 +35,7 @@ from dataclasses import dataclass
 import torch
 
 FAMILIES = ("discrete", "cube", "laplace", "gmm2", "gauss")
-CONTROLS = ("duplicates", "translates", "same_cov", "iid")
+CONTROLS = ("duplicates", "translates", "same_cov", "iid", "convolution")
 DISTS = FAMILIES + CONTROLS
 SYMMETRIC = ("cube", "laplace", "gmm2", "gauss")  # μ = (−id)_# μ: mean pooling sees nothing
 
@@ -138,6 +143,8 @@ def clouds(
     """The N = len(params) token clouds of `dist` (a family or a control, see the module docstring)."""
     check_dist(dist, base)
     N = len(params)
+    if dist == "convolution":
+        return _convolution(params[0], N, n, d, generator, dtype)
     if dist in FAMILIES:
         family, ps = dist, list(params)
     elif dist == "same_cov":
@@ -166,3 +173,20 @@ def clouds(
         X = X + torch.arange(N, dtype=dtype)[:, None, None] * shift * torch.eye(d, dtype=dtype)[0]
     symmetric = family in SYMMETRIC and dist not in ("translates", "same_cov")
     return Clouds(X, lam, symmetric, tuple(ps) if family == "laplace" else ())
+
+
+def _convolution(p: float, N: int, n: int, d: int, generator: torch.Generator, dtype) -> Clouds:
+    """The `convolution` control (module docstring): Λ_3 = Λ_1 + Λ_2 (N = 2: Λ_2 = 2 Λ_1)."""
+    a = math.isqrt(n)
+    if a * a != n:
+        raise ValueError(f"the convolution control needs a square number of tokens n = a² (got n = {n})")
+    atoms = [sample("discrete", p, a, d, generator, dtype=dtype) for _ in range(max(N, 3) - 1)]
+    first, second = atoms[0], atoms[1] if N > 2 else atoms[0]
+    # every member as n = a² tokens: the sums y_j + y'_k over all pairs, and each factor repeated a times
+    conv = (first[:, None, :] + second[None, :, :]).reshape(n, d)
+    members = [first.repeat_interleave(a, 0)]
+    members += [second.repeat(a, 1), conv] if N > 2 else [conv]
+    members += [y.repeat_interleave(a, 0) for y in atoms[2 : N - 1]]
+    X = torch.stack(members[:N])
+    lam = [lambda z, x=x: log_mgf("discrete", p, z, atoms=x) for x in X]
+    return Clouds(X, lam, False)

@@ -51,18 +51,24 @@ def jacobian(Q, K, V, X, q0, *, beta: float = 1.0, readout: str = "query") -> di
     return {name: j.reshape(j.shape[0], -1) for name, j in zip("QKV", J)}
 
 
-def ntk_blocks(Q, K, V, X, q0, *, beta: float = 1.0, readout: str = "query") -> dict[str, torch.Tensor]:
-    """{"full", "V", "QK"}: [S, N·d, N·d] empirical NTK blocks of every seed (parameters [S, L, H, d, d])."""
+def ntk_blocks(
+    Q, K, V, X, q0, *, beta: float = 1.0, readout: str = "query", split_qk: bool = False
+) -> dict[str, torch.Tensor]:
+    """{"full", "V", "QK"}: [S, N·d, N·d] empirical NTK blocks of every seed (parameters [S, L, H, d, d]);
+    `split_qk=True` adds the query and key blocks "Q" and "K" (K_QK = K_Q + K_K)."""
     L, H = Q.shape[1], Q.shape[2]
-    out = {"full": [], "V": [], "QK": []}
+    out = {"full": [], "V": [], "QK": []} | ({"Q": [], "K": []} if split_qk else {})
     for s in range(Q.shape[0]):
         Xs = X[s] if X.dim() == 4 else X
         J = jacobian(Q[s], K[s], V[s], Xs, q0, beta=beta, readout=readout)
         KV = L * H * J["V"] @ J["V"].T
-        KQK = L * H * (J["Q"] @ J["Q"].T + J["K"] @ J["K"].T)
+        KQ, KK = L * H * J["Q"] @ J["Q"].T, L * H * J["K"] @ J["K"].T
         out["V"].append(KV)
-        out["QK"].append(KQK)
-        out["full"].append(KV + KQK)
+        out["QK"].append(KQ + KK)
+        out["full"].append(KV + KQ + KK)
+        if split_qk:
+            out["Q"].append(KQ)
+            out["K"].append(KK)
     return {k: torch.stack(v) for k, v in out.items()}
 
 
@@ -87,9 +93,10 @@ def affine_residual(F: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
     return F - Qb @ (Qb.T @ F)
 
 
-def lse_gram(F: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
-    """Closed-form Gram G = RᵀR / M of the Λ values F [M, N] modulo affine functions of z [M, d]."""
-    R = affine_residual(F, z)
+def lse_gram(F: torch.Tensor, z: torch.Tensor, modulo: str = "affine") -> torch.Tensor:
+    """Closed-form Gram G = RᵀR / M of the Λ values F [M, N] modulo affine functions of z [M, d]
+    (`modulo="constants"`: modulo constants only, the V block's condition)."""
+    R = affine_residual(F, z) if modulo == "affine" else F - F.mean(0, keepdim=True)
     return R.T @ R / F.shape[0]
 
 

@@ -11,9 +11,13 @@ from matplotlib.ticker import NullFormatter
 
 from mfx import plotting
 from mfx.transformer.analysis import (
+    BLOCKS,
     E1_DEPTH_L_MIN,
+    GRAMS,
+    block_table,
     depth_errors,
     depth_fit,
+    discrete_curves,
     error_law,
     law_predict,
     merge_curves,
@@ -196,7 +200,14 @@ def _log10(v):
     return np.log10(np.clip(np.asarray(v, dtype=float), 10.0**FLOOR, None))
 
 
-@plotting.draws("transformer_ntk")
+@plotting.draws(
+    "transformer_ntk",
+    captions={
+        "injectivity": ("closed-form", "empirical NTK", "λ_min"),
+        "blocks": ("block table",),
+        "discrete": ("discrete family",),
+    },
+)
 def plot_ntk(table: pd.DataFrame) -> dict:
     t = _exp(table, "transformer_ntk")
     dists = [d for d in DISTS if d in set(t["dist"])]
@@ -282,4 +293,80 @@ def plot_ntk(table: pd.DataFrame) -> dict:
         title="families vs iid resamples",
     )
     plotting.legend_outside(ax_n)
-    return {"injectivity": fig}
+    return {"injectivity": fig, "blocks": _plot_blocks(t), "discrete": _plot_discrete(t)}
+
+
+# E3 block table and discrete family (issue 24 §1–§2)
+DIST_NAMES = {
+    "discrete": "discrete clouds",
+    "cube": "uniform cubes",
+    "laplace": "symmetric Laplace",
+    "gmm2": "two-Gaussian mixtures",
+    "gauss": "isotropic Gaussians",
+    "duplicates": "copies of one cloud",
+    "translates": "translates of one cloud",
+    "same_cov": "Gaussians, one covariance",
+    "iid": "i.i.d. samples of one law",
+    "convolution": r"$\mu_1, \mu_2, \mu_1 * \mu_2$",
+}
+BLOCK_NAMES = {
+    "V": "$K_V$",
+    "full": "$K$",
+    "Q": "$K_Q$",
+    "K": "$K_K$",
+    "QK": "$K_{QK}$",
+    "gram_constants": "Gram mod constants",
+    "gram_affine": "Gram mod affine",
+}
+
+
+def _plot_blocks(t: pd.DataFrame):
+    """Heat map of log10 λ_min/λ_max (min over seeds): rows (distribution, N), columns the NTK blocks and
+    the two Grams; exact nulls (≤ EXACT_NULL) drawn as "0" on white."""
+    tab = block_table(t)
+    fig, (ax,) = plotting.figure(1, 1, width=6.4, height=0.3 * max(len(tab), 4) + 1.6)
+    if tab.empty:
+        ax.set_title("block table: no rows")
+        return fig
+    cols = [c for c in (*BLOCKS, *GRAMS) if c in tab.columns]
+    vals = tab[cols].to_numpy(dtype=float)
+    null = vals <= EXACT_NULL
+    shown = np.where(null, np.nan, np.log10(np.clip(vals, EXACT_NULL, None)))
+    im = ax.imshow(shown, aspect="auto", cmap="viridis", vmin=-13, vmax=0)
+    for i, j in zip(*np.nonzero(null)):
+        ax.text(j, i, "0", ha="center", va="center", fontsize=8)
+    ax.set_xticks(range(len(cols)), [BLOCK_NAMES[c] for c in cols], rotation=90)
+    ax.set_yticks(range(len(tab)), [f"{DIST_NAMES.get(d, d)}, $N = {n}$" for d, n in tab.index])
+    ax.axvline(len(BLOCKS) - 0.5, color="white", lw=3)
+    ax.grid(False)
+    ax.set_title(r"$\log_{10} \lambda_{min}/\lambda_{max}$ at $L = 1$ (0: exact null)")
+    fig.colorbar(im, ax=ax, shrink=0.8)
+    return fig
+
+
+def _plot_discrete(t: pd.DataFrame):
+    """λ_min of the Gram modulo affine of N i.i.d. samples of N(0, I) vs the atoms n (median and
+    min…max over draws, one curve per tilt scale σ_z), with the convolution set's exact nulls."""
+    fig, (ax,) = plotting.figure(1, 1, width=4.6, height=3.2)
+    curves = discrete_curves(t)
+    for (sigma, c), col in zip(curves.items(), plotting.colors(len(curves) + 1)):
+        ax.plot(c.index, c["median"], "o-", color=col, label=rf"i.i.d. samples, $\sigma_z = {sigma:g}$")
+        ax.fill_between(c.index, c["min"], c["max"], color=col, alpha=0.2, lw=0)
+    conv = t[t["metric"] == "disc_conv_ratio"]
+    if len(conv):
+        ax.plot(
+            conv["n"],
+            np.full(len(conv), 1e-12),
+            "v",
+            color="tab:red",
+            label=r"$\mu_1, \mu_2, \mu_1 * \mu_2$: exact null ($\lambda_{min}/\lambda_{max} \leq 10^{-13}$)",
+        )
+    ax.set(
+        xscale="log",
+        yscale="log",
+        xlabel="atoms per measure $n$",
+        ylabel=r"$\lambda_{min}$ of the Gram modulo affine",
+        title="discrete measures (band: min…max over draws)",
+    )
+    plotting.legend_below(ax, ncol=1)
+    return fig

@@ -195,6 +195,54 @@ def test_ntk_negative_closed_form_fails_modulo_constants(run_experiment, monkeyp
 def test_identity_claims_are_labelled(run_experiment):
     """The claims without a failing mistake are exactly those labelled identity checks."""
     table = run_experiment("transformer_ntk", "scale=quick", "model.dist=cube,gmm2")
-    labelled = {c.statement for c in registry.get("transformer_ntk").claims(table) if c.identity}
-    # continuity of Λ in the family parameter: members that merge have merging Grams
-    assert labelled == {"λ_min → 0 as members merge: max λ_min(smallest spacing)/λ_min(largest)"}
+    labelled = {c.statement[:40] for c in registry.get("transformer_ntk").claims(table) if c.identity}
+    # continuity of Λ in the family parameter: members that merge have merging Grams; the controls'
+    # Grams and the convolution set are null by construction
+    assert labelled == {
+        "λ_min → 0 as members merge: max λ_min(sm",
+        "closed-form Gram: max λ_min/λ_max over d",
+        "discrete family: the constructed non-dis",
+    }
+
+
+# ------------------------------------------------------------------------------------ E3 block table,
+# discrete family (tr-ntk)
+
+
+def values_centred_on_the_cloud(mp):
+    """The values taken relative to the context's mean (a mean subtraction before attention, as in a
+    LayerNorm without its scale): the V features ∇Λ_i − mean_i no longer see a translation, so the V
+    block of a translate pair is null while the Λ_i stay independent modulo constants."""
+    attend = model._attend
+    mp.setattr(model, "_attend", lambda A, V, Z, X: attend(A, V, Z, X - X.mean(-2, keepdim=True)))
+
+
+def one_stream_per_member(mp):
+    """Every member's atoms drawn from a generator re-seeded with one seed (the stream not advanced
+    between members): the i.i.d. samples are copies of one another."""
+    sample = families.sample
+    mp.setattr(
+        families,
+        "sample",
+        lambda family, p, n, d, generator, **kw: sample(
+            family, p, n, d, torch.Generator().manual_seed(0), **kw
+        ),
+    )
+
+
+def test_ntk_block_equivalence_fails_when_the_query_attends_to_itself(run_experiment, monkeypatch):
+    query_among_its_keys(monkeypatch)
+    table = run_experiment("transformer_ntk", "scale=quick", "model.dist=translates,cube", "model.ns=[64]")
+    _all_fail("transformer_ntk", table, "block table, L = 1: the Q, K and QK blocks")
+
+
+def test_ntk_v_block_equivalence_fails_with_values_centred_on_the_cloud(run_experiment, monkeypatch):
+    values_centred_on_the_cloud(monkeypatch)
+    table = run_experiment("transformer_ntk", "scale=quick", "model.dist=translates,cube", "model.ns=[64]")
+    _all_fail("transformer_ntk", table, "block table, L = 1: the V block")
+
+
+def test_ntk_discrete_family_fails_with_one_stream_for_every_member(run_experiment, monkeypatch):
+    one_stream_per_member(monkeypatch)
+    table = run_experiment("transformer_ntk", "scale=quick", "model.dist=discrete", "model.ns=[64]")
+    _all_fail("transformer_ntk", table, "discrete family: share of draws")

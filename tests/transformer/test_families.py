@@ -63,3 +63,22 @@ def test_controls():
     sc = families.clouds("same_cov", [1.0, 1.0], 4000, 2, g, shift=2.0)
     assert abs(float(sc.X[1].mean(0)[0] - sc.X[0].mean(0)[0]) - 2.0) < 0.15
     assert not sc.symmetric
+
+
+@pytest.mark.parametrize("N", [2, 3, 4])
+def test_convolution_control_is_a_null_set_of_distinct_members(N):
+    """Λ_3 = Λ_1 + Λ_2 (N = 2: Λ_2 = 2 Λ_1), with no member a copy or a translate of another."""
+    c = families.clouds("convolution", [1.0] * N, 16, 2, runtime.generator(0, "conv", N))
+    z = torch.randn(50, 2, generator=runtime.generator(1, "z"), dtype=DT)
+    F = c.log_mgf(z)
+    combo = F[:, 0] + F[:, 1] - F[:, 2] if N > 2 else 2 * F[:, 0] - F[:, 1]
+    assert combo.abs().max() < 1e-12
+    centred = c.X - c.X.mean(1, keepdim=True)
+    for i in range(N):
+        for j in range(i):
+            assert not torch.allclose(centred[i].sort(0).values, centred[j].sort(0).values)
+
+
+def test_convolution_control_needs_a_square_token_number():
+    with pytest.raises(ValueError, match="square"):
+        families.clouds("convolution", [1.0, 1.0, 1.0], 10, 2, runtime.generator(0, "conv"))

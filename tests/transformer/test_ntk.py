@@ -117,3 +117,15 @@ def test_translates_null_vector_is_in_qk_but_not_v_block():
         v = torch.cat([w, -w])
         assert v @ blocks["QK"][0] @ v < 1e-14 * blocks["QK"][0].diagonal().sum()
         assert v @ blocks["V"][0] @ v > 1e-3 * blocks["V"][0].diagonal().sum()
+
+
+def test_split_blocks_add_up_and_gram_modulo_constants_keeps_linear_functions():
+    Q, K, V, X, q0 = _setup(L=1, H=4)
+    b = ntk.ntk_blocks(Q, K, V, X, q0, split_qk=True)
+    assert torch.allclose(b["Q"] + b["K"], b["QK"], atol=1e-13, rtol=0)
+    assert set(ntk.ntk_blocks(Q, K, V, X, q0)) == {"full", "V", "QK"}
+    z = torch.randn(300, 2, generator=runtime.generator(2, "z"), dtype=DT)
+    F = torch.stack([z[:, 0], z[:, 0] + 3.0], dim=1)  # equal modulo constants, not zero modulo them
+    assert ntk.spectrum(ntk.lse_gram(F, z, "constants"))["ratio"].abs() < 1e-14
+    assert ntk.spectrum(ntk.lse_gram(F[:, :1], z, "constants"))["lam_min"] > 0.5
+    assert ntk.lse_gram(F, z, "affine").abs().max() < 1e-14
