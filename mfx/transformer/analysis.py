@@ -224,3 +224,26 @@ def discrete_curves(table: pd.DataFrame, metric: str = "disc_lam_min") -> dict:
     """{σ_z: DataFrame indexed by n with the min, median and max over the draws of `metric`}."""
     t = table[(table["experiment"] == "transformer_ntk") & (table["metric"] == metric)]
     return {float(s): g.groupby("n")["value"].agg(["min", "median", "max"]) for s, g in t.groupby("sigma_z")}
+
+
+# transformer_adjoint (derivation in mfx/transformer/adjoint.py)
+def adjoint_depth_fit(t: pd.DataFrame) -> fit.Fit:
+    """Power law of the transformer_adjoint depth series: relative gradient error vs L."""
+    d = t[t["metric"] == "err_depth"]
+    return fit.power_law(d["L"], d["value"])
+
+
+def adjoint_width_excess(t: pd.DataFrame) -> pd.Series:
+    """E err² − err_depth(L_w)² per H (mean over seeds): the Monte Carlo part of the error²."""
+    w = t[t["metric"] == "err"]
+    if w.empty:
+        return pd.Series(dtype=float)
+    dep = t[(t["metric"] == "err_depth") & (t["L"] == w["L"].iloc[0])]["value"]
+    base = float(dep.iloc[0]) ** 2 if len(dep) else float("nan")
+    return (w["value"] ** 2).groupby(w["H"]).mean() - base
+
+
+def adjoint_width_slope(t: pd.DataFrame) -> float:
+    """Exponent of the Monte Carlo error sqrt(E err² − err_depth²) in H (expected −1/2)."""
+    ex = adjoint_width_excess(t)
+    return 0.5 * fit.power_law(ex.index.to_numpy(float), ex.to_numpy())["slope"]

@@ -9,11 +9,13 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import NullFormatter
 
-from mfx import plotting
+from mfx import fit, plotting
 from mfx.transformer.analysis import (
     BLOCKS,
     E1_DEPTH_L_MIN,
     GRAMS,
+    adjoint_depth_fit,
+    adjoint_width_excess,
     block_table,
     depth_errors,
     depth_fit,
@@ -370,3 +372,54 @@ def _plot_discrete(t: pd.DataFrame):
     )
     plotting.legend_below(ax, ncol=1)
     return fig
+
+
+@plotting.draws("transformer_adjoint")
+def plot_adjoint(table: pd.DataFrame) -> dict:
+    """Relative error of the per-head gradient against the limit's adjoint gradient: vs L with the heads
+    equal to the parameter measure, and its Monte Carlo part vs H at fixed L (with the fitted rates)."""
+    t = _exp(table, "transformer_adjoint")
+    t = t[t["status"] == "ok"]
+    fig, (ax_l, ax_h) = plotting.figure(2, 1, width=3.6, height=3.0)
+    dep = t[t["metric"] == "err_depth"].sort_values("L")
+    f = adjoint_depth_fit(t)
+    c_data, c_fit = plotting.colors(2)
+    ax_l.plot(dep["L"], dep["value"], "o", color=c_data, label="measured")
+    if len(dep):
+        ax_l.plot(
+            dep["L"],
+            f["prefactor"] * dep["L"] ** f["slope"],
+            "-",
+            color=c_fit,
+            label=f"fit: slope {f['slope']:.2f}",
+        )
+    ax_l.set(
+        xscale="log",
+        yscale="log",
+        xlabel="layers $L$ ($H = P$, $\\sigma_V = 0$)",
+        ylabel="relative RMS error of $LH\\,\\partial R/\\partial\\theta$",
+        title="depth: Euler error",
+    )
+    plotting.legend_below(ax_l, ncol=1)
+    ex = adjoint_width_excess(t)
+    ex = ex[ex > 0]
+    ax_h.plot(ex.index, np.sqrt(ex.to_numpy()), "o", color=c_data, label="measured (mean over seeds)")
+    if len(ex) >= 2:
+        g = fit.power_law(ex.index.to_numpy(float), np.sqrt(ex.to_numpy()))
+        ax_h.plot(
+            ex.index,
+            g["prefactor"] * ex.index.to_numpy(float) ** g["slope"],
+            "-",
+            color=c_fit,
+            label=f"fit: slope {g['slope']:.2f}",
+        )
+    L_w = int(t[t["metric"] == "err"]["L"].iloc[0]) if (t["metric"] == "err").any() else 0
+    ax_h.set(
+        xscale="log",
+        yscale="log",
+        xlabel=f"heads $H$ ($L = {L_w}$, random values)",
+        ylabel="$(E\\,err^2 - err_{depth}^2)^{1/2}$",
+        title="width: Monte Carlo error",
+    )
+    plotting.legend_below(ax_h, ncol=1)
+    return {"gradient": fig}

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from mfx import experiment as registry
-from mfx.transformer import families, model, ntk
+from mfx.transformer import adjoint, families, model, ntk
 from mfx.transformer.experiments import limit
 
 pytestmark = pytest.mark.slow
@@ -246,3 +246,35 @@ def test_ntk_discrete_family_fails_with_one_stream_for_every_member(run_experime
     one_stream_per_member(monkeypatch)
     table = run_experiment("transformer_ntk", "scale=quick", "model.dist=discrete", "model.ns=[64]")
     _all_fail("transformer_ntk", table, "discrete family: share of draws")
+
+
+# ------------------------------------------------------------------------------------ adjoint gradient
+
+
+def adjoint_without_interaction(mp):
+    """The adjoint of a ResNet (neural ODE) in place of the neural PDE's: only the query's sensitivity is
+    carried back, the context tokens' adjoints (the interaction / Lions-derivative term) dropped."""
+    vjp = adjoint.state_vjp
+
+    def wrong(c, s, Z, a, beta):
+        out = vjp(c, s, Z, a, beta)
+        return torch.cat([out[:, :1], torch.zeros_like(out[:, 1:])], dim=1)
+
+    mp.setattr(adjoint, "state_vjp", wrong)
+
+
+def residual_scale_without_H(mp):
+    """The residual scale 1/L, the mean over the H heads forgotten: the finite network sums its heads."""
+    mp.setattr(model, "residual_scale", lambda L, H: 1.0 / L)
+
+
+def test_adjoint_claims_fail_without_the_interaction_term(run_experiment, monkeypatch):
+    adjoint_without_interaction(monkeypatch)
+    table = run_experiment("transformer_adjoint", "scale=quick", "model.seeds=4")
+    _all_fail("transformer_adjoint", table, "the finite network's per-head gradient", "depth rate")
+
+
+def test_adjoint_width_claim_fails_with_the_heads_summed(run_experiment, monkeypatch):
+    residual_scale_without_H(monkeypatch)
+    table = run_experiment("transformer_adjoint", "scale=quick")
+    _all_fail("transformer_adjoint", table, "the finite network's per-head gradient", "width rate")

@@ -12,4 +12,4 @@
 `mfx.transformer.analysis`.
 """
 
-from mfx.transformer.experiments import convergence, limit, ntk  # noqa: F401  (importing registers them)
+from mfx.transformer.experiments import adjoint, convergence, limit, ntk  # noqa: F401  (importing registers them)
