@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from matplotlib import colormaps
 from matplotlib.ticker import NullFormatter
 
 from mfx import fit, plotting
@@ -194,8 +195,18 @@ def plot_convergence(table: pd.DataFrame) -> dict:
     return {"loss": fig}
 
 
-FLOOR = -18  # log10 floor of the figures: values ≤ EXACT_NULL are exact nulls, drawn as markers there
+FLOOR = -14  # log10 floor of the figures: values ≤ EXACT_NULL are exact nulls, drawn as markers there
 EXACT_NULL = 1e-13
+
+
+def _distinct(n: int) -> list:
+    """n colours that tell lines apart (a qualitative map, not a ramp): one per distribution."""
+    cmap = colormaps["tab10"]
+    return [cmap(i % 10) for i in range(n)]
+
+
+def _name(dist: str) -> str:
+    return DIST_NAMES.get(dist, dist)
 
 
 def _log10(v):
@@ -223,17 +234,17 @@ def plot_ntk(table: pd.DataFrame) -> dict:
             if len(v):
                 grid[i, j] = _log10(v.min())
     im = ax_cf.imshow(grid, aspect="auto", vmin=FLOOR, vmax=0, cmap="viridis")
-    ax_cf.set_yticks(range(len(dists)), dists)
+    ax_cf.set_yticks(range(len(dists)), [_name(d) for d in dists])
     ax_cf.set_xticks(range(len(cols)), [f"$d$={d}, $N$={N}" for d, N in cols], rotation=90)
-    ax_cf.set_title(r"closed form: $\log_{10} \lambda_{min}/\lambda_{max}$ ($\sigma_z = 1$)")
+    ax_cf.set_title(r"closed form: $\log_{10} \lambda_{min}/\lambda_{max}$ ($\sigma_z = 1$; ≤ −14: exact 0)")
     ax_cf.grid(False)
     fig.colorbar(im, ax=ax_cf, shrink=0.8)
     # empirical NTK blocks at L = 1 and the largest n; exact nulls as markers at the floor
     e = t[(t["metric"] == "ntk_ratio") & (t["L"] == 1)]
     e = e[e["n"] == e["n"].max()]
     width = 0.27
-    null_label = "0 (exact)"
-    for k, (b, col) in enumerate(zip(["full", "V", "QK"], plotting.colors(3))):
+    null_label = "exact 0"
+    for k, (b, col) in enumerate(zip(["full", "V", "QK"], _distinct(3))):
         for i, dist in enumerate(dists):
             v = e[(e["dist"] == dist) & (e["block"] == b)]["value"]
             if v.empty:
@@ -244,9 +255,14 @@ def plot_ntk(table: pd.DataFrame) -> dict:
                 null_label = None
             else:
                 ax_ntk.bar(
-                    x, _log10(v.min()) - FLOOR, width, bottom=FLOOR, color=col, label=b if i == 0 else None
+                    x,
+                    _log10(v.min()) - FLOOR,
+                    width,
+                    bottom=FLOOR,
+                    color=col,
+                    label=BLOCK_NAMES[b] + " block" if i == 0 else None,
                 )
-    ax_ntk.set_xticks(range(len(dists)), dists, rotation=90)
+    ax_ntk.set_xticks(range(len(dists)), [_name(d) for d in dists], rotation=90)
     ax_ntk.set(
         ylim=(FLOOR - 1, 0),
         ylabel=r"$\log_{10} \lambda_{min}/\lambda_{max}$ (min over seeds)",
@@ -254,8 +270,8 @@ def plot_ntk(table: pd.DataFrame) -> dict:
     )
     plotting.legend_outside(ax_ntk)
     curves = merge_curves(t)
-    for (key, (sp, lam)), col in zip(curves.items(), plotting.colors(len(curves))):
-        ax_merge.plot(sp, lam, "o-", color=col, label=f"{key[0]} $d={key[1]}$")
+    for (key, (sp, lam)), col in zip(curves.items(), _distinct(len(curves))):
+        ax_merge.plot(sp, lam, "o-", color=col, label=f"{_name(key[0])}, $d={key[1]}$")
     ax_merge.set(
         xscale="log",
         yscale="log",
@@ -265,17 +281,19 @@ def plot_ntk(table: pd.DataFrame) -> dict:
     )
     # below, not to the right: a legend outside would widen the left column and push the heatmap's
     # colour bar away from it
-    plotting.legend_below(ax_merge, ncol=3)
+    plotting.legend_below(ax_merge, ncol=2)
     # λ_min/λ_max of the QK block (the paper's condition) vs n: families against the iid control,
     # band = min…max over seeds; exact nulls at the floor
     nn = t[(t["metric"] == "ntk_ratio") & (t["L"] == 1) & (t["block"] == "QK")]
-    for dist, col in zip(dists, plotting.colors(len(dists))):
+    for dist, col in zip(dists, _distinct(len(dists))):
         g = nn[nn["dist"] == dist].groupby("n")["value"]
         if not len(nn[nn["dist"] == dist]):
             continue
         lo, mid, hi = g.min(), g.median(), g.max()
         if hi.max() <= EXACT_NULL:
-            ax_n.plot(mid.index, np.full(len(mid), 10.0**FLOOR), "v", color=col, label=f"{dist}: 0 (exact)")
+            ax_n.plot(
+                mid.index, np.full(len(mid), 10.0**FLOOR), "v", color=col, label=f"{_name(dist)}: exact 0"
+            )
             continue
         iid = dist == "iid"
         ax_n.plot(
@@ -284,7 +302,7 @@ def plot_ntk(table: pd.DataFrame) -> dict:
             "o-" if iid else ".-",
             color=col,
             lw=2 if iid else 1,
-            label=dist,
+            label=_name(dist),
         )
         ax_n.fill_between(mid.index, lo.clip(lower=10.0**FLOOR), hi, color=col, alpha=0.15, lw=0)
     ax_n.set(
@@ -292,7 +310,7 @@ def plot_ntk(table: pd.DataFrame) -> dict:
         yscale="log",
         xlabel="tokens per cloud $n$",
         ylabel=r"QK block $\lambda_{min}/\lambda_{max}$, $L = 1$",
-        title="families vs iid resamples",
+        title="families vs i.i.d. samples of one law",
     )
     plotting.legend_outside(ax_n)
     return {"injectivity": fig, "blocks": _plot_blocks(t), "discrete": _plot_discrete(t)}

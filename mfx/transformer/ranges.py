@@ -56,7 +56,8 @@ RANGES: dict[str, dict] = {
     "adjoint_rel_error_max": {
         "value": 0.05,
         "why": "the largest network's per-head gradient must be within 5 % (RMS, relative) of the limit's: "
-        "the fitted laws predict ≤ 2 % there; 5 % catches an O(1) mistake (a missing term of the adjoint)",
+        "an O(1/L) error with an O(1) constant is a few % at L = 32; 5 % catches an O(1) mistake (a term "
+        "of the adjoint missing, a wrong residual scale)",
     },
     # ---------------------------------------------------------------- end transformer_ntk (E3), adjoint
 }

@@ -39,7 +39,7 @@ def test_partial_grid_gives_inconclusive_claims_not_a_crash(run_experiment):
     assert verdicts[6:] == ["inconclusive"] * 4
 
 
-@pytest.mark.parametrize("override", ["model.ns=[1000000000]", "model.H=1000000000"])
+@pytest.mark.parametrize("override", ["model.ns=[1073741824]", "model.H=1000000000"])
 def test_absurd_sizes_are_refused_before_anything_runs(mfx_main, capsys, tmp_path, override):
     assert mfx_main("run", f"experiment={NAME}", override, f"out={tmp_path / 'o'}") == 2
     assert "GiB" in capsys.readouterr().err
