@@ -24,7 +24,16 @@ with Λ_i the log-sum-exp of cloud i (its empirical log-MGF).  Differentiating h
 
 So in mfx's model (values V·y, no output matrix, query readout) the paper's condition names the
 attention (query–key) block; the value block only needs independence modulo constants, a weaker
-requirement that the full kernel K = K_V + K_QK inherits.  `tests/transformer/test_ntk.py` checks
+requirement that the full kernel K = K_V + K_QK inherits.  The Q and K blocks apart have the QK block's
+nulls (dz_h sweeps all of R^d through δQ alone, as K_h is invertible, and through δK alone, as
+Q_h q0 ≠ 0), and K's nulls are K_V's: c ⊗ w null for K_V means Σ c_i Λ_i ≡ 0, hence also ∇² of it.
+
+The V-part condition of the convergence theorem ("NTK positive at initialisation, V part"), in this
+model: λ_min(K_V) > 0 ⇔ the Λ_i are linearly independent modulo constants on the heads' tilts
+{A_h q0} — implied by the injectivity theorem's modulo-affine condition (every family of the theorem
+satisfies it), and strictly weaker: a translate pair has K_V > 0 and K_QK null.  Three translates
+(Λ_1 − 2Λ_2 + Λ_3 = 0), copies, and the convolution set (Λ_3 = Λ_1 + Λ_2) violate both.  The block
+table of `transformer_ntk` checks every one of these equivalences both ways.  `tests/transformer/test_ntk.py` checks
 both formulas against the autograd kernels and the null vector of translates.  At depth L > 1 the
 tokens move before later layers attend, and these statements hold at first order in the movement.
 
