@@ -53,6 +53,57 @@ def test_hessian_solution_claims_fail_with_the_inverted_solution_scale(run_exper
     _all_fail("quad_hessian", table, "negative eigenvalues at the solution", p_ne_p_star)
 
 
+def test_hessian_ode_minimum_claims_fail_when_the_ode_drops_a_on_Q_rho(run_experiment, monkeypatch):
+    """Mistake: dρ/dτ = −2[cρ + 2(Qρ − a*ρT)] (the student readout a dropped on the Qρ term). The ODE
+    then never leaves the plateau: its end state has p·p* negative eigenvalues and no zero-mode split."""
+    monkeypatch.setattr(ode, "rhs", _wrong_rhs(a_in_Qrho=False))
+    table = run_experiment("quad_hessian", "scale=quick", "model.p=2,3", "model.sgd_seeds=1")
+    for claim in ("rotation zero modes", "eigenvalues below the zero band"):
+        _all_fail("quad_hessian", table, f"{claim} at the minimum the gradient-flow ODE reaches")
+    _all_fail(
+        "quad_hessian", table, "overparameterisation zero modes at the minimum the gradient-flow ODE", _p3
+    )
+
+
+def _p3(statement):
+    return "p=3," in statement
+
+
+def _chain_with(monkeypatch, *, a_star_factor=1.0, steps_factor=None):
+    """The chain's labels with a*·a_star_factor (the teacher's readout scale off), or its horizon (last
+    logged step) multiplied by steps_factor(eta, a)."""
+    original = chain.simulate
+
+    def wrapped(M0, p, N, seeds, a, a_star, eta, log_steps, *args, **kwargs):
+        if steps_factor is not None:
+            log_steps = [round(k * steps_factor(eta, a)) for k in log_steps]
+        return original(M0, p, N, seeds, a, a_star * a_star_factor, eta, log_steps, *args, **kwargs)
+
+    monkeypatch.setattr(chain, "simulate", wrapped)
+
+
+def test_hessian_sgd_minimum_counts_fail_with_the_teacher_scale_off_by_5_percent(run_experiment, monkeypatch):
+    """Mistake: SGD's labels use a*·1.05 (e.g. a teacher normalised by p* − 0.1 …): SGD then converges to
+    the minimum of another risk, where the true risk has A = 0.05·a*V*ᵀV*, c = 0.05·a*p*: the surplus modes
+    move to 2ac = 0.025·p*·4aa* (the band's edge at p* = 2) and the rotations leave the zero eigenspace
+    (H·KV = K·∇ε ≠ 0). Measured (seed 0, quick grid): a*·1.02 passes every claim; 1.05 and 1.1 fail the
+    rotation count at every p and the overparameterisation count at p > p*."""
+    _chain_with(monkeypatch, a_star_factor=1.05)
+    table = run_experiment("quad_hessian", "scale=quick", "model.p=2,3", "model.sgd_seeds=2")
+    _all_fail("quad_hessian", table, "rotation zero modes at the minimum one-pass SGD reaches")
+    _all_fail("quad_hessian", table, "overparameterisation zero modes at the minimum one-pass SGD", _p3)
+
+
+def test_hessian_sgd_minimum_negative_claim_fails_when_the_horizon_multiplies_by_g(
+    run_experiment, monkeypatch
+):
+    """Mistake: the SGD horizon in steps converted as N·τ·g instead of N·τ/g: the run stops at τ = g²·τ_max
+    = 0.25, on the plateau, whose Hessian has p·p* negative eigenvalues."""
+    _chain_with(monkeypatch, steps_factor=lambda eta, a: float(eta * a) ** 2)
+    table = run_experiment("quad_hessian", "scale=quick", "model.p=2,3", "model.sgd_seeds=2")
+    _all_fail("quad_hessian", table, "eigenvalues below the zero band at the minimum one-pass SGD reaches")
+
+
 # ------------------------------------------------------------------------------- mistakes in the numerics
 
 
