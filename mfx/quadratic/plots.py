@@ -525,3 +525,73 @@ def _zero_modes(t):
     plotting.legend_below(axes[0], ncol=1)
     plotting.legend_below(axes[2], ncol=1)
     return fig
+
+
+@plotting.draws("quad_norms")
+def norms(table):
+    """quad_norms: |diag Q/q̄ − 1| and √N|ρ| vs τ (seed medians), with τ_norm and τ_esc marked; τ_norm and
+    τ_esc vs N."""
+    t = _ok(table, "quad_norms")
+    series = t[t["tau"].notna() & (t["tau"] > 0)]
+    per_seed = analysis.norm_table(t, rng("norms_delta"))
+    figs = {}
+    for (p, p_star), d in series.groupby(["p", "p_star"]):
+        s = per_seed[(per_seed["p"] == p) & (per_seed["p_star"] == p_star)]
+        Ns = sorted(d["N"].unique())
+        fig, axes = figure(3, 1, width=2.7, height=2.6)
+        for N, c in zip(Ns, colors(len(Ns))):
+            for method, ls in (("ode", "-"), ("sgd", "--")):
+                x = d[(d["N"] == N) & (d["method"] == method)]
+                if x.empty:
+                    continue
+                q_bar = float(s[s["method"] == method]["q_bar"].iloc[0])
+                w = x.pivot_table(index=["tau", "seed"], columns="metric", values="value").reset_index()
+                w["dev"] = np.maximum(np.abs(w["q_max"] / q_bar - 1), np.abs(w["q_min"] / q_bar - 1))
+                w["rho_scaled"] = w["rho_norm"] * np.sqrt(N)
+                med = w.groupby("tau")[["dev", "rho_scaled"]].median()
+                label = f"{method.upper()}, N = {N:.0e}"
+                axes[0].loglog(med.index, med["dev"], ls, color=c, lw=1, label=label)
+                axes[1].semilogx(med.index, med["rho_scaled"], ls, color=c, lw=1)
+        axes[0].axhline(rng("norms_delta"), color="k", lw=0.6)
+        axes[0].set_ylabel(r"$\max_k |Q_{kk}/\bar q - 1|$")
+        axes[1].set_yscale("log")
+        axes[1].set_ylabel(r"$\sqrt{N}\,\|\rho\|_F$")
+        sgd = s[s["method"] == "sgd"]
+        for ax in axes[:2]:
+            ax.set_xlabel(r"$\tau$")
+            for col, ls in (("tau_norm", ":"), ("tau_esc", "-.")):
+                v = sgd[col].median()
+                if np.isfinite(v):
+                    ax.axvline(v, color="0.3", ls=ls, lw=0.8)
+        axes[0].set_title(
+            r"norms ($\delta$ line; dotted: SGD $\tau_{norm}$, dash-dot: $\tau_{esc}$)", fontsize=7
+        )
+        axes[1].set_title("overlaps, in units of their initial order", fontsize=7)
+        for method, marker in (("ode", "o"), ("sgd", "s")):
+            m = s[s["method"] == method].groupby("N")[["tau_norm", "tau_esc"]].median()
+            axes[2].semilogx(
+                m.index,
+                m["tau_norm"],
+                marker,
+                color="C0",
+                mfc="none" if method == "ode" else "C0",
+                label=rf"$\tau_{{norm}}$, {method.upper()}",
+            )
+            axes[2].semilogx(
+                m.index,
+                m["tau_esc"],
+                marker,
+                color="C3",
+                mfc="none" if method == "ode" else "C3",
+                label=rf"$\tau_{{esc}}$, {method.upper()}",
+            )
+        axes[2].axhline(
+            float(s["tau_norm_theory"].iloc[0]), color="C0", lw=0.7, label=r"derived $\tau_{norm}$ (g = 0)"
+        )
+        axes[2].set_xlabel(r"input dimension $N$")
+        axes[2].set_ylabel(r"$\tau$")
+        axes[2].set_title(rf"$p$ = {p}, $p^*$ = {p_star}", fontsize=8)
+        plotting.legend_below(axes[0], ncol=1)
+        plotting.legend_below(axes[2], ncol=2)
+        figs[f"norms_p{p}_pstar{p_star}"] = fig
+    return figs
