@@ -260,9 +260,9 @@ def _flattest(tau, q, end) -> float:
 
 def norm_table(table, delta) -> pd.DataFrame:
     """Per (method, p, p*, N, seed) of quad_norms rows: the theory values (q_bar, tau_norm_theory) and the
-    measured τ_norm (first τ with every Q_kk within δ·q̄ of q̄), τ_esc (ε below the midpoint of plateau and
-    floor), q_settled (mid diag Q at its flattest point before τ_esc), |ρ| at τ_norm (`rho_at_norm`) and
-    at τ = 0 (`rho0`)."""
+    measured τ_norm (first τ with every Q_kk within δ·q̄ of q̄; NaN: never, i.e. ≥ τ_end), τ_esc (ε below the midpoint of
+    plateau and floor; NaN: not by the end), q_settled (mid diag Q at its flattest point before τ_esc, or
+    before the end of a run that did not escape), |ρ| at τ_norm (`rho_at_norm`) and at τ = 0 (`rho0`)."""
     ok = table[table["status"] == "ok"]
     series = ok[ok["tau"].notna()] if "tau" in ok else ok.iloc[:0]
     theory = ok[ok["tau"].isna()] if "tau" in ok else ok
@@ -291,7 +291,8 @@ def norm_table(table, delta) -> pd.DataFrame:
                 "tau_norm_theory": float(th.loc[("ode", p, p_star), "tau_norm"]),
                 "tau_norm": tau_norm,
                 "tau_esc": tau_esc,
-                "q_settled": _flattest(tau, q_mid, tau_esc) if np.isfinite(tau_esc) else float("nan"),
+                "tau_end": float(tau[-1]),
+                "q_settled": _flattest(tau, q_mid, tau_esc if np.isfinite(tau_esc) else tau[-1]),
                 "rho_at_norm": _log_interp(tau, rho, tau_norm),
                 "rho0": float(rho[0]),
             }

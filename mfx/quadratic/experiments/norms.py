@@ -188,24 +188,26 @@ def claims_norms(table):
                     how="seed bootstrap SD",
                     seeds=len(settled),
                     excluded=len(x) - len(settled),
-                    excluded_why="no escape or no settled point",
+                    excluded_why="no settled point (a run shorter than the grid needs)",
                     of=len(x),
                     kind="derived",
                     source=DERIVATION + ", fixed_point; g > 0 through the O(η²) term",
                 )
             )
-        x = d[(d["method"] == "ode") & (d["N"] == N_max)].dropna(subset=["tau_norm"])
-        want = float(x["tau_norm_theory"].iloc[0]) if len(x) else float("nan")
+        x = d[(d["method"] == "ode") & (d["N"] == N_max)]
+        want = float(x["tau_norm_theory"].iloc[0])
+        # a seed whose norms never come within δ is a counterexample (τ_norm ≥ τ_end), not an exclusion
+        time_ratio = lambda y, want=want: float(_censored(y).median() / want)
         out.append(
             Claim.within(
                 "quad_norms",
                 f"ODE norm-learning time τ_norm vs (1/κ) ln(|q̄/q0 − 1|(1 ± δ)/δ), {tag}",
-                float(x["tau_norm"].median() / want) if len(x) else float("nan"),
+                time_ratio(x),
                 1.0,
                 rng("norms_time_tol"),
-                f"seed median τ_norm = {x['tau_norm'].median():.3f}, derived {want:.3f} (κ = 4a* tr T, δ = {delta:g}), "
-                f"N = {N_max} ({scale})",
-                u=_boot(x, lambda y, want=want: y["tau_norm"].median() / want),
+                f"seed median τ_norm = {_censored(x).median():.3f}, derived {want:.3f} "
+                f"(κ = 4a* tr T, δ = {delta:g}), N = {N_max} ({scale})",
+                u=_boot(x, time_ratio),
                 how="seed bootstrap SD",
                 seeds=len(x),
                 kind="derived",
@@ -214,10 +216,8 @@ def claims_norms(table):
         )
         x = d[(d["method"] == "sgd") & (d["N"] == N_max)]
         both = x.dropna(subset=["tau_esc"])
-        # a seed whose norms never settle before its escape is a counterexample: ratio ∞, not left out
-        ratio = lambda y: float(
-            (y["tau_norm"].where(y["tau_norm"] < y["tau_esc"], np.inf) / y["tau_esc"]).median()
-        )
+        # a seed whose norms never settle is a counterexample (τ_norm ≥ τ_end > τ_esc), not left out
+        ratio = lambda y: float((_censored(y) / y["tau_esc"]).median())
         out.append(
             Claim.at_most(
                 "quad_norms",
@@ -225,7 +225,7 @@ def claims_norms(table):
                 ratio(both) if len(both) else float("nan"),
                 rng("norms_before_escape"),
                 f"seed median at N = {N_max}, g = {x['g'].iloc[0]:g}; τ_norm: every Q_kk within {delta:g} of q̄(g); "
-                f"τ_esc: ε < ε_pl/2. The summary states the order of the phases, not their times: the bound ½ "
+                f"τ_esc: ε < ε_pl/2; never settled: τ_norm ≥ τ_end. The summary states the order of the phases, not their times: the bound ½ "
                 f"and the 1/ln N fall are derived ({scale})",
                 u=_boot(both, ratio),
                 how="seed bootstrap SD",
@@ -264,6 +264,11 @@ def claims_norms(table):
             )
         )
     return out
+
+
+def _censored(rows):
+    """τ_norm per seed, with τ_end (a lower bound) where the norms never came within δ of q̄."""
+    return rows["tau_norm"].fillna(rows["tau_end"])
 
 
 def _slope(median_by_N) -> float:
