@@ -228,3 +228,73 @@ def counts(values, mult, zero_tol=1e-9) -> tuple[int, int, int]:
         int(mult[np.abs(values) <= zero_tol].sum()),
         int(mult[values > zero_tol].sum()),
     )
+
+
+# --------------------------------------------------------------------------------------- quad_norms
+
+
+def _first_below(tau, y, level) -> float:
+    """First τ where y ≤ level, linearly interpolated between grid points; NaN if never (or at τ = 0)."""
+    below = np.flatnonzero(y <= level)
+    if below.size == 0 or below[0] == 0:
+        return float("nan")
+    k = below[0]
+    return float(tau[k - 1] + (y[k - 1] - level) / (y[k - 1] - y[k]) * (tau[k] - tau[k - 1]))
+
+
+def _log_interp(tau, y, t) -> float:
+    keep = (tau > 0) & (y > 0)
+    return float(np.exp(np.interp(t, tau[keep], np.log(y[keep])))) if np.isfinite(t) else float("nan")
+
+
+def _flattest(tau, q, end) -> float:
+    """q at the point of smallest |Δ ln q/Δ ln τ| among τ ∈ [0.05, end] (the settled value of diag Q)."""
+    keep = (tau >= 0.05) & (tau <= end) & (q > 0)
+    tau, q = tau[keep], q[keep]
+    if len(tau) < 3:
+        return float("nan")
+    slope = np.abs(np.diff(np.log(q)) / np.diff(np.log(tau)))
+    k = int(np.argmin(slope))
+    return float(0.5 * (q[k] + q[k + 1]))
+
+
+def norm_table(table, delta) -> pd.DataFrame:
+    """Per (method, p, p*, N, seed) of quad_norms rows: the theory values (q_bar, tau_norm_theory) and the
+    measured τ_norm (first τ with every Q_kk within δ·q̄ of q̄; NaN: never, i.e. ≥ τ_end), τ_esc (ε below the midpoint of
+    plateau and floor; NaN: not by the end), q_settled (mid diag Q at its flattest point before τ_esc, or
+    before the end of a run that did not escape), |ρ| at τ_norm (`rho_at_norm`) and at τ = 0 (`rho0`)."""
+    ok = table[table["status"] == "ok"]
+    series = ok[ok["tau"].notna()] if "tau" in ok else ok.iloc[:0]
+    theory = ok[ok["tau"].isna()] if "tau" in ok else ok
+    th = theory.pivot_table(index=["method", "p", "p_star"], columns="metric", values="value")
+    th_g = theory[theory["metric"] == "q_bar"].set_index(["method", "p", "p_star"])["g"]
+    out = []
+    for (method, p, p_star, N, seed), d in series.groupby(["method", "p", "p_star", "N", "seed"]):
+        w = d.pivot_table(index="tau", columns="metric", values="value").sort_index()
+        tau = w.index.to_numpy(float)
+        q_bar = float(th.loc[(method, p, p_star), "q_bar"])
+        eps_pl, floor = (float(th.loc[("ode", p, p_star), k]) for k in ("eps_pl", "eps_floor"))
+        dev = np.maximum(np.abs(w["q_max"] / q_bar - 1), np.abs(w["q_min"] / q_bar - 1)).to_numpy()
+        tau_norm = _first_below(tau, dev, delta)
+        tau_esc = float(model.escape_time(tau, w[["eps"]].to_numpy(), 0.5 * (eps_pl + floor))[0])
+        q_mid = 0.5 * (w["q_max"] + w["q_min"]).to_numpy()
+        rho = w["rho_norm"].to_numpy()
+        out.append(
+            {
+                "method": method,
+                "p": int(p),
+                "p_star": int(p_star),
+                "N": int(N),
+                "seed": seed,
+                "g": float(th_g.loc[(method, p, p_star)]),
+                "q_bar": q_bar,
+                "tau_norm_theory": float(th.loc[("ode", p, p_star), "tau_norm"]),
+                "tau_norm": tau_norm,
+                "tau_esc": tau_esc,
+                "tau_end": float(tau[-1]),
+                "q_settled": _flattest(tau, q_mid, tau_esc if np.isfinite(tau_esc) else tau[-1]),
+                "rho_at_norm": _log_interp(tau, rho, tau_norm),
+                "rho0": float(rho[0]),
+            }
+        )
+    return pd.DataFrame(out)

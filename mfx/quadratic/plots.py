@@ -9,6 +9,7 @@ from matplotlib.ticker import NullFormatter
 from mfx import fit, plotting
 from mfx.plotting import colors, figure
 from mfx.quadratic import analysis
+from mfx.quadratic.ranges import rng
 
 
 def _ok(table, experiment, **where):
@@ -358,7 +359,12 @@ def implicit_bias(table):
 
 @plotting.draws(
     "quad_hessian",
-    captions={"spectra": ("eigenvalue −",), "counts": ("counts", "negative eigenvalues"), "lambda_min": ()},
+    captions={
+        "spectra": ("eigenvalue −",),
+        "counts": ("counts", "negative eigenvalues"),
+        "lambda_min": (),
+        "zero_modes": ("reaches",),
+    },
 )
 def hessian(table):
     """F5: stem plots (eigenvalue, multiplicity), counts vs p, smallest eigenvalue along the ODE."""
@@ -466,4 +472,126 @@ def hessian(table):
         ax.set_xlabel(r"$\tau$ (gradient-flow ODE)")
     plotting.legend_below(axes[0], ncol=3)
     figs["lambda_min"] = fig
+    if "state" in t and (t["state"] == "reached").any():
+        figs["zero_modes"] = _zero_modes(t[(t["state"] == "reached") & (t["status"] == "ok")])
+    return figs
+
+
+def _zero_modes(t):
+    """quad_hessian: the zero-mode split at the minima the ODE and SGD reach (rows state = reached)."""
+    fig, axes = figure(3, 1, width=2.6, height=2.6)
+    methods = (("ode", "gradient-flow ODE", "o", "C0"), ("sgd", "one-pass SGD (overlap chain)", "s", "C1"))
+    p_stars = sorted(t["p_star"].unique())
+    for p_star, ls in zip(p_stars, ("-", "--", ":")):
+        x = t[t["p_star"] == p_star]
+        ps = np.array(sorted(x["p"].unique()))
+        theory = (ps * p_star - p_star * (p_star + 1) / 2, ps - p_star)
+        axes[0].plot(ps, theory[0], ls, color="k", lw=0.7, label=rf"closed form, $p^*$={p_star}")
+        axes[1].plot(ps, theory[1], ls, color="k", lw=0.7)
+        for method, label, marker, c in methods:
+            d = x[x["source"] == method]
+            if d.empty:
+                continue
+            w = d.pivot_table(index=["p", "seed", "N"], columns="metric", values="value").reset_index()
+            w = w.groupby("p").agg({"n_tangent": "mean", "n_extra": "mean", "N": "first"}).reset_index()
+            first = p_star == p_stars[0]
+            axes[0].plot(w["p"], w["n_tangent"], marker, color=c, mfc="none", label=label if first else None)
+            axes[1].plot(w["p"], w["n_extra"] / (w["N"] - p_star), marker, color=c, mfc="none")
+            for col, m2, name in (
+                ("zero_max", "v", "largest |λ| counted zero"),
+                ("positive_min", "^", "smallest positive λ"),
+            ):
+                v = d[d["metric"] == col]
+                axes[2].semilogy(
+                    v["p"],
+                    v["value"].abs(),
+                    m2,
+                    color=c,
+                    mfc="none" if method == "ode" else c,
+                    ms=4,
+                    label=f"{name}, {method.upper()}" if first else None,
+                )
+    band = rng("hessian_zero_band")
+    axes[0].set_ylabel("zero modes along rotations")
+    axes[1].set_ylabel(r"other zero modes / $(N-p^*)$")
+    axes[2].set_ylabel(r"$|\lambda|$ / $4aa^*$")
+    axes[2].axhline(band, color="k", lw=0.6)
+    axes[2].text(axes[2].get_xlim()[0], band * 1.3, "zero band", fontsize=7)
+    for ax in axes:
+        ax.set_xlabel(r"student width $p$")
+    axes[0].set_title(r"rotations: $pp^* - p^*(p^*+1)/2$", fontsize=8)
+    axes[1].set_title(r"overparameterisation: $p - p^*$", fontsize=8)
+    axes[2].set_title("gap around zero", fontsize=8)
+    plotting.legend_below(axes[0], ncol=1)
+    plotting.legend_below(axes[2], ncol=1)
+    return fig
+
+
+@plotting.draws("quad_norms")
+def norms(table):
+    """quad_norms: |diag Q/q̄ − 1| and √N|ρ| vs τ (seed medians), with τ_norm and τ_esc marked; τ_norm and
+    τ_esc vs N."""
+    t = _ok(table, "quad_norms")
+    series = t[t["tau"].notna() & (t["tau"] > 0)]
+    per_seed = analysis.norm_table(t, rng("norms_delta"))
+    figs = {}
+    for (p, p_star), d in series.groupby(["p", "p_star"]):
+        s = per_seed[(per_seed["p"] == p) & (per_seed["p_star"] == p_star)]
+        Ns = sorted(d["N"].unique())
+        fig, axes = figure(3, 1, width=2.7, height=2.6)
+        for N, c in zip(Ns, colors(len(Ns))):
+            for method, ls in (("ode", "-"), ("sgd", "--")):
+                x = d[(d["N"] == N) & (d["method"] == method)]
+                if x.empty:
+                    continue
+                q_bar = float(s[s["method"] == method]["q_bar"].iloc[0])
+                w = x.pivot_table(index=["tau", "seed"], columns="metric", values="value").reset_index()
+                w["dev"] = np.maximum(np.abs(w["q_max"] / q_bar - 1), np.abs(w["q_min"] / q_bar - 1))
+                w["rho_scaled"] = w["rho_norm"] * np.sqrt(N)
+                med = w.groupby("tau")[["dev", "rho_scaled"]].median()
+                label = f"{method.upper()}, N = {N:.0e}"
+                axes[0].loglog(med.index, med["dev"], ls, color=c, lw=1, label=label)
+                axes[1].semilogx(med.index, med["rho_scaled"], ls, color=c, lw=1)
+        axes[0].axhline(rng("norms_delta"), color="k", lw=0.6)
+        axes[0].set_ylabel(r"$\max_k |Q_{kk}/\bar q - 1|$")
+        axes[1].set_yscale("log")
+        axes[1].set_ylabel(r"$\sqrt{N}\,\|\rho\|_F$")
+        sgd = s[s["method"] == "sgd"]
+        for ax in axes[:2]:
+            ax.set_xlabel(r"$\tau$")
+            for col, ls in (("tau_norm", ":"), ("tau_esc", "-.")):
+                v = sgd[col].median()
+                if np.isfinite(v):
+                    ax.axvline(v, color="0.3", ls=ls, lw=0.8)
+        axes[0].set_title(
+            r"norms ($\delta$ line; dotted: SGD $\tau_{norm}$, dash-dot: $\tau_{esc}$)", fontsize=7
+        )
+        axes[1].set_title("overlaps, in units of their initial order", fontsize=7)
+        for method, marker in (("ode", "o"), ("sgd", "s")):
+            m = s[s["method"] == method].groupby("N")[["tau_norm", "tau_esc"]].median()
+            axes[2].semilogx(
+                m.index,
+                m["tau_norm"],
+                marker,
+                color="C0",
+                mfc="none" if method == "ode" else "C0",
+                label=rf"$\tau_{{norm}}$, {method.upper()}",
+            )
+            axes[2].semilogx(
+                m.index,
+                m["tau_esc"],
+                marker,
+                color="C3",
+                mfc="none" if method == "ode" else "C3",
+                label=rf"$\tau_{{esc}}$, {method.upper()}",
+            )
+        axes[2].axhline(
+            float(s["tau_norm_theory"].iloc[0]), color="C0", lw=0.7, label=r"derived $\tau_{norm}$ (g = 0)"
+        )
+        axes[2].set_xlabel(r"input dimension $N$")
+        axes[2].set_ylabel(r"$\tau$")
+        axes[2].set_title(rf"$p$ = {p}, $p^*$ = {p_star}", fontsize=8)
+        plotting.legend_below(axes[0], ncol=1)
+        plotting.legend_below(axes[2], ncol=2)
+        figs[f"norms_p{p}_pstar{p_star}"] = fig
     return figs

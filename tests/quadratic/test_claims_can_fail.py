@@ -10,6 +10,7 @@ import pytest
 
 from mfx.experiment import get
 from mfx.quadratic import chain, model, ode, sgd
+from mfx.quadratic.experiments import norms
 
 
 def _verdicts(name, table, prefix):
@@ -51,6 +52,108 @@ def test_hessian_solution_claims_fail_with_the_inverted_solution_scale(run_exper
     _all_fail("quad_hessian", table, "max |eigenvalue − closed form| at the solution", p_ne_p_star)
     _all_fail("quad_hessian", table, "|counts − closed form| at the solution", p_ne_p_star)
     _all_fail("quad_hessian", table, "negative eigenvalues at the solution", p_ne_p_star)
+
+
+def test_hessian_ode_minimum_claims_fail_when_the_ode_drops_a_on_Q_rho(run_experiment, monkeypatch):
+    """Mistake: dρ/dτ = −2[cρ + 2(Qρ − a*ρT)] (the student readout a dropped on the Qρ term). The ODE
+    then never leaves the plateau: its end state has p·p* negative eigenvalues and no zero-mode split."""
+    monkeypatch.setattr(ode, "rhs", _wrong_rhs(a_in_Qrho=False))
+    table = run_experiment("quad_hessian", "scale=quick", "model.p=2,3", "model.sgd_seeds=1")
+    for claim in ("rotation zero modes", "eigenvalues below the zero band"):
+        _all_fail("quad_hessian", table, f"{claim} at the minimum the gradient-flow ODE reaches")
+    _all_fail(
+        "quad_hessian", table, "overparameterisation zero modes at the minimum the gradient-flow ODE", _p3
+    )
+
+
+def _p3(statement):
+    return "p=3," in statement
+
+
+def _chain_with(monkeypatch, *, a_star_factor=1.0, steps_factor=None):
+    """The chain's labels with a*·a_star_factor (the teacher's readout scale off), or its horizon (last
+    logged step) multiplied by steps_factor(eta, a)."""
+    original = chain.simulate
+
+    def wrapped(M0, p, N, seeds, a, a_star, eta, log_steps, *args, **kwargs):
+        if steps_factor is not None:
+            log_steps = [round(k * steps_factor(eta, a)) for k in log_steps]
+        return original(M0, p, N, seeds, a, a_star * a_star_factor, eta, log_steps, *args, **kwargs)
+
+    monkeypatch.setattr(chain, "simulate", wrapped)
+
+
+def test_hessian_sgd_minimum_counts_fail_with_the_teacher_scale_off_by_5_percent(run_experiment, monkeypatch):
+    """Mistake: SGD's labels use a*·1.05 (e.g. a teacher normalised by p* − 0.1 …): SGD then converges to
+    the minimum of another risk, where the true risk has A = 0.05·a*V*ᵀV*, c = 0.05·a*p*: the surplus modes
+    move to 2ac = 0.025·p*·4aa* (the band's edge at p* = 2) and the rotations leave the zero eigenspace
+    (H·KV = K·∇ε ≠ 0). Measured (seed 0, quick grid): a*·1.02 passes every claim; 1.05 and 1.1 fail the
+    rotation count at every p and the overparameterisation count at p > p*."""
+    _chain_with(monkeypatch, a_star_factor=1.05)
+    table = run_experiment("quad_hessian", "scale=quick", "model.p=2,3", "model.sgd_seeds=2")
+    _all_fail("quad_hessian", table, "rotation zero modes at the minimum one-pass SGD reaches")
+    _all_fail("quad_hessian", table, "overparameterisation zero modes at the minimum one-pass SGD", _p3)
+
+
+def test_hessian_sgd_minimum_negative_claim_fails_when_the_horizon_multiplies_by_g(
+    run_experiment, monkeypatch
+):
+    """Mistake: the SGD horizon in steps converted as N·τ·g instead of N·τ/g: the run stops at τ = g²·τ_max
+    = 0.25, on the plateau, whose Hessian has p·p* negative eigenvalues."""
+    _chain_with(monkeypatch, steps_factor=lambda eta, a: float(eta * a) ** 2)
+    table = run_experiment("quad_hessian", "scale=quick", "model.p=2,3", "model.sgd_seeds=2")
+    _all_fail("quad_hessian", table, "eigenvalues below the zero band at the minimum one-pass SGD reaches")
+
+
+# -------------------------------------------------------------------------------------------- quad_norms
+
+SMALL_NORMS = ("scale=quick", "model.norm_N=[10000,30000]", "model.sgd_seeds=8", "model.tau_max=3.5")
+
+
+def test_norms_ode_claims_fail_with_a_missing_factor_two_in_dQ(run_experiment, monkeypatch):
+    """Mistake: dQ/dτ = −4[cQ + (aQ² − a*ρρᵀ)] (the 2 of the gradient of a² tr Q² dropped): the norms
+    settle at a* tr T/(a(p + 1)) at a rate 4a(p + 1)q̄ instead of q̄ = a* tr T/(a(p + 2)), κ = 4a* tr T."""
+    monkeypatch.setattr(ode, "rhs", _wrong_rhs(inner=1.0))
+    table = run_experiment("quad_norms", *SMALL_NORMS)
+    _all_fail("quad_norms", table, "ODE diag Q settles at the fixed point")
+    _all_fail("quad_norms", table, "ODE norm-learning time")
+
+
+def test_norms_sgd_fixed_point_fails_when_sgd_steps_with_g_instead_of_g_over_a(run_experiment, monkeypatch):
+    """Mistake: the chain steps with η = g (the 1/a of η = g/a forgotten): a 3× smaller step at p = 3,
+    whose O(η²) shift of q̄ is a third of the one the claim expects."""
+    original = chain.simulate
+
+    def wrapped(M0, p, N, seeds, a, a_star, eta, *args, **kwargs):
+        return original(M0, p, N, seeds, a, a_star, eta * a, *args, **kwargs)
+
+    monkeypatch.setattr(chain, "simulate", wrapped)
+    table = run_experiment("quad_norms", *SMALL_NORMS)
+    _all_fail("quad_norms", table, "SGD diag Q settles at the fixed point")
+
+
+def test_norms_sgd_claims_fail_when_the_fixed_point_forgets_the_eta_squared_term(run_experiment, monkeypatch):
+    """Mistake in the derivation: q̄(g) taken as the gradient-flow q̄(0) for SGD at g = 0.1 (0.600 instead of
+    0.694 at p = 3, p* = 2): SGD's norms never come within δ of it, so they 'never settle' before the escape."""
+    original = norms.fixed_point
+    monkeypatch.setattr(norms, "fixed_point", lambda p, T, a, a_star, g: original(p, T, a, a_star, 0.0))
+    table = run_experiment("quad_norms", *SMALL_NORMS)
+    _all_fail("quad_norms", table, "SGD diag Q settles at the fixed point")
+    _all_fail("quad_norms", table, "SGD norms settle well before the escape")
+
+
+def test_norms_rho_scaling_fails_when_the_chain_steps_at_a_stale_N(run_experiment, monkeypatch):
+    """Mistake: the chain's step uses N = 10000 whatever the run's N (its initial overlaps use the right N):
+    at N = 1e5 the SGD noise then puts ρ at order 10000^-1/2, and |ρ(τ_norm)| no longer falls as N^-1/2
+    (with N = 3e4 instead of 1e5 the slope, −0.31 ± 0.05, is only inconclusive)."""
+    original = chain.simulate
+
+    def wrapped(M0, p, N, seeds, *args, **kwargs):
+        return original(M0, p, 10000, seeds, *args, **kwargs)
+
+    monkeypatch.setattr(chain, "simulate", wrapped)
+    table = run_experiment("quad_norms", *SMALL_NORMS, "model.norm_N=[10000,100000]")
+    _all_fail("quad_norms", table, "SGD overlaps stay at their initial order")
 
 
 # ------------------------------------------------------------------------------- mistakes in the numerics

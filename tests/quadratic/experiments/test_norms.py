@@ -1,0 +1,46 @@
+import numpy as np
+import pytest
+
+from mfx.experiment import KINDS
+from mfx.quadratic import model, ode
+from mfx.quadratic.experiments import norms
+
+
+def test_quad_norms_quick(quick_table, claims_of):
+    claims = claims_of("quad_norms", quick_table("quad_norms"))
+    assert len(claims) == 5
+    assert all(c.kind in KINDS and c.source for c in claims)
+    assert sum(c.kind == "paper" and "Bocchi" in c.source for c in claims) == 2
+
+
+@pytest.mark.parametrize(
+    "p, p_star, readout, g",
+    [(3, 2, "mean", 0.0), (3, 2, "mean", 0.1), (8, 3, "mean", 0.05), (2, 2, "sum", 0.02)],
+)
+def test_fixed_point_is_where_the_ode_settles_at_rho_zero(p, p_star, readout, g):
+    """Plain computation: integrate the full ODE from ρ = 0, Q0 = I (ρ stays 0) to τ = 20."""
+    a, a_star = model.readout_scales(p, p_star, readout)
+    T = np.eye(p_star)
+    _, Q = ode.solve(np.zeros((1, p, p_star)), np.eye(p)[None], T, a, a_star, np.array([0.0, 20.0]), g=g)
+    np.testing.assert_allclose(Q[-1, 0], norms.fixed_point(p, T, a, a_star, g) * np.eye(p), atol=1e-9)
+    if g == 0:
+        assert norms.fixed_point(p, T, a, a_star, g) == pytest.approx(model.plateau(p, T, a, a_star)[0])
+
+
+def test_fixed_point_matches_the_science_table():
+    """science §4.1 (its own ODE runs): (p, p*) = (3, 2) at η = 0.1 and 0.5 (g = η/3): q̄ = 0.629, 0.775."""
+    T = np.eye(2)
+    assert norms.fixed_point(3, T, 1 / 3, 1 / 2, 0.1 / 3) == pytest.approx(0.629, abs=5e-4)
+    assert norms.fixed_point(3, T, 1 / 3, 1 / 2, 0.5 / 3) == pytest.approx(0.775, abs=5e-4)
+
+
+@pytest.mark.parametrize("q0", [1.0, 0.2])  # above and below q̄ = 0.6
+def test_norm_time_is_when_the_ode_comes_within_delta(q0):
+    p, p_star, delta = 3, 2, 0.05
+    a, a_star = model.readout_scales(p, p_star, "mean")
+    T = np.eye(p_star)
+    tau = np.linspace(0, 3, 30001)
+    _, Q = ode.solve(np.zeros((1, p, p_star)), q0 * np.eye(p)[None], T, a, a_star, tau)
+    q_bar = norms.fixed_point(p, T, a, a_star, 0.0)
+    first = tau[np.argmax(np.abs(Q[:, 0, 0, 0] / q_bar - 1) <= delta)]
+    assert norms.norm_time(p, T, a, a_star, q0, delta) == pytest.approx(first, abs=2e-4)
