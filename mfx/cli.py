@@ -10,21 +10,32 @@ works unchanged.  Whatever escapes a command ends as one line on stderr and a no
 from __future__ import annotations
 
 import argparse
+import csv
 import difflib
 import math
 import os
+import shutil
 import signal
+import statistics
 import sys
+import textwrap
 import time
 from pathlib import Path
 
-import pandas as pd
 from omegaconf import OmegaConf
 
 import mfx
+from mfx import api, catalog, lazy, locks
 from mfx import experiment as registry
-from mfx import locks, report, results, runtime, sweep
 from mfx.experiment import SCALES, VERDICTS, ConfigError
+
+# What loads torch, pandas, matplotlib or Hydra loads when a command first uses it (mfx.lazy):
+# --help, --version and list stay fast.
+pd = lazy.module("pandas")
+report = lazy.module("mfx.report")
+results = lazy.module("mfx.results")
+runtime = lazy.module("mfx.runtime")
+sweep = lazy.module("mfx.sweep")
 
 EPILOG_RUN = """\
 usage: mfx run experiment=NAME [scale=quick|paper] [KEY=VALUE ...] [hydra flags]
@@ -91,11 +102,15 @@ def _parser() -> argparse.ArgumentParser:
     ls = sub.add_parser(
         "list",
         help="list the registered experiments",
-        description="Every registered experiment: name, paper (arXiv id), figure, jobs at scale quick / paper.",
+        description="Every registered experiment: name, paper (arXiv id), figure, jobs at scale quick / paper, "
+        "and the claims of its newest report by kind (paper / derived / cross-check / identity).",
         epilog="example:\n  mfx list",
         formatter_class=raw,
     )
     ls.add_argument("--names", action="store_true", help="print only the names, one per line")
+    ls.add_argument(
+        "--out", default="outputs", help="where to look for reports (claims by kind; default: outputs)"
+    )
     st = sub.add_parser(
         "status",
         help="list the sweeps under an output folder: jobs complete / incomplete, latest verdicts",
@@ -131,13 +146,17 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="allow jobs of one experiment made by different configurations (the report says so)",
     )
-    for name, what in (("plot", "draw every figure (PDF + PNG)"), ("report", "write report.md with claims")):
+    for name, what in (
+        ("plot", "draw every figure (PDF + PNG)"),
+        ("report", "write report.md, report.html and claims.csv"),
+    ):
         s = sub.add_parser(
             name,
             help=what + " of a collected table",
             description=what[0].upper()
             + what[1:]
-            + " of the experiments in a collected table"
+            + " of the experiments under a folder (an output root, an experiment's folder or one sweep:"
+            " each sweep collected alone, each variant its own section) or in a collected table"
             + (
                 ": figures, fitted rates and a pass/fail verdict for every claim of the papers."
                 if name == "report"
@@ -146,6 +165,7 @@ def _parser() -> argparse.ArgumentParser:
             epilog=f"example:\n  mfx {name} outputs/resnet_phase/quick --out figs"
             + (
                 "\n  mfx report outputs/resnet_phase/quick --strict   # exit 1 if a claim fails"
+                "\n  mfx report outputs                                # everything: outputs/report.html"
                 if name == "report"
                 else ""
             ),
@@ -158,6 +178,12 @@ def _parser() -> argparse.ArgumentParser:
         if name == "report":
             s.add_argument(
                 "--strict", action="store_true", help="exit 1 if any claim fails or is inconclusive"
+            )
+            s.add_argument(
+                "--mixed",
+                action="store_true",
+                help="one table of all the jobs under DIR, even of different configurations of one "
+                "experiment (default: a section per sweep, each variant its own)",
             )
     a = sub.add_parser(
         "audit",
@@ -209,6 +235,9 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print("mfx: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `mfx … | head` stopped reading: nothing to say, and nothing more to write
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except Exception as e:  # one line, never a traceback (MFX_DEBUG=1 shows it)
         if os.environ.get("MFX_DEBUG"):
             raise
@@ -220,7 +249,8 @@ def main(argv: list[str] | None = None) -> int:
 # ---------------------------------------------------------------------------------------- run
 
 
-def _run(args: list[str]) -> int:
+def _run(args: list[str], combined: bool = True) -> int:
+    """`mfx run`; `combined`: after several sweeps, write one report of them all."""
     if any(a in ("-h", "--help") for a in args):
         print(EPILOG_RUN)
         return 0
@@ -236,6 +266,10 @@ def _run(args: list[str]) -> int:
     names = _experiments(overrides)
     if printing and not names:
         return _hydra(args)
+    if not names:
+        raise ConfigError(
+            "run: name an experiment: mfx run experiment=NAME (`mfx list` names them, `mfx run --help`)"
+        )
     # Every sweep is validated before any runs: a mistake in the second writes nothing for the first.
     plans = [sweep.plan([_one(o, name) for o in overrides]) for name in names]
     if (
@@ -249,18 +283,12 @@ def _run(args: list[str]) -> int:
     if printing:
         return max(_hydra(p.hydra_overrides() + [_one(a, p.experiment) for a in args]) for p in plans)
     if dry:
-        for p in plans:
-            print(
-                f"{p.folder}: {len(p.jobs)} jobs, grid axes {', '.join(p.axes) or '(none)'}"
-                + (f", variant of {p.experiment} ({' '.join(p.overrides)})" if p.variant else "")
-            )
-            for job in p.jobs:
-                print("  " + ", ".join(f"{k}={OmegaConf.select(job, k)}" for k in p.axes))
-        return 0
+        return _dry_run(plans)
     previous = signal.signal(signal.SIGTERM, _interrupt)
     done = failed = 0
+    estimates = [_pending_time(_job_states(p)) for p in plans] if len(plans) > 1 else []
     try:
-        for p in plans:
+        for i, p in enumerate(plans):
             start = time.time()
             results.remove_stale_temporaries(p.folder)
             results.write_json(
@@ -274,14 +302,18 @@ def _run(args: list[str]) -> int:
                 },
                 p.folder / "sweep.json",
             )
-            sweep.bar = runtime.progress(
-                total=len(p.jobs), desc=f"{p.experiment} jobs", unit="job", leave=True
-            )
-            try:
-                _hydra(p.hydra_overrides() + [_one(a, p.experiment) for a in args])
-            finally:
-                sweep.bar.close()
-                sweep.bar = None
+            todo = _job_states(p)
+            if len(plans) > 1:  # experiment=all: where the whole run stands
+                print(_progress(plans, i, todo, estimates), flush=True)
+            if not (p.jobs[0].resume and all(done for done, _ in todo)):  # a finished sweep launches nothing
+                sweep.bar = runtime.progress(
+                    total=len(p.jobs), desc=f"{p.experiment} jobs", unit="job", leave=True
+                )
+                try:
+                    _hydra(p.hydra_overrides() + [_one(a, p.experiment) for a in args])
+                finally:
+                    sweep.bar.close()
+                    sweep.bar = None
             ran, skipped, missing, elsewhere = _tally(p, start)
             done, failed = done + ran + skipped, failed + missing
             others = f"{elsewhere} running in another process, " if elsewhere else ""
@@ -298,10 +330,107 @@ def _run(args: list[str]) -> int:
         return 130
     finally:
         signal.signal(signal.SIGTERM, previous)
+    if len(plans) > 1 and combined:
+        _combined_report(plans)
     return 1 if failed else 0
 
 
+def _progress(plans, i: int, todo, later: list[tuple[float, int]]) -> str:
+    """ "[3/12] resnet_phase/quick: 20 jobs, 5 pending ≈ 1 min; the whole run ≈ 9 min left"."""
+    p = plans[i]
+    here = _pending_time(todo)
+    left, unknown = here[0] + sum(t for t, _ in later[i + 1 :]), here[1] + sum(n for _, n in later[i + 1 :])
+    pending = sum(not done for done, _ in todo)
+    return (
+        f"[{i + 1}/{len(plans)}] {p.experiment}/{p.scale}{p.variant}: {_plural(len(p.jobs), 'job')}, {pending} pending"
+        + (f" ≈ {_duration(here[0])}" if pending and not here[1] else "")
+        + f"; the whole run ≈ {_duration(left)} left"
+        + (f" + {_plural(unknown, 'job')} without an estimate" if unknown else "")
+    )
+
+
+def _pending_time(todo) -> tuple[float, int]:
+    """(estimated seconds of the pending jobs that have an estimate, pending jobs without one)."""
+    pending = [sec for done, sec in todo if not done]
+    return sum(sec for sec in pending if sec is not None), sum(sec is None for sec in pending)
+
+
+def _combined_report(plans) -> None:
+    """After several sweeps (experiment=all): one report of them in their common output folder."""
+    folders = list(dict.fromkeys(p.folder for p in plans if results.find_jobs([p.folder])))
+    if not folders:
+        return
+    out = Path(os.path.commonpath([str(f.absolute()) for f in folders]))
+    found = [s for f in folders for s in api.sweeps(f)]
+    parts = [report.Part(s.table, s.info, _variant(s.folder)) for s in found]
+    written, claims = report.write_parts(parts, out / f"report-{plans[0].scale}")
+    print(f"all: {report.summary_by_kind(claims)} → {written.with_suffix('.html')}")
+
+
 REFUSED_FLAGS = {"--experimental-rerun"}
+
+
+def _dry_run(plans) -> int:
+    """Each job of each sweep, done (resume skips it) or pending, with its estimated time; totals."""
+    pending_total, unknown, count = 0.0, 0, 0
+    for p in plans:
+        states = _job_states(p)
+        pending = [s for done, s in states if not done]
+        seconds = sum(s for s in pending if s is not None)
+        missing = sum(s is None for s in pending)
+        pending_total, unknown, count = pending_total + seconds, unknown + missing, count + len(pending)
+        print(
+            f"{p.folder}: {_plural(len(p.jobs), 'job')} ({len(p.jobs) - len(pending)} done, {len(pending)} pending"
+            + (f", ≈ {_duration(seconds)}" if pending and not missing else "")
+            + (f", {missing} without an estimate" if missing else "")
+            + f"), grid axes {', '.join(p.axes) or '(none)'}"
+            + (f", variant of {p.experiment} ({' '.join(p.overrides)})" if p.variant else "")
+        )
+        for job, (done, sec) in zip(p.jobs, states):
+            point = ", ".join(f"{k}={OmegaConf.select(job, k)}" for k in p.axes) or "the only job"
+            when = "done" if done else (f"pending, ≈ {_duration(sec)}" if sec is not None else "pending, ?")
+            print(f"  {point}: {when}")
+    known = count - unknown
+    print(
+        f"total: {_plural(count, 'job')} pending"
+        + (f", ≈ {_duration(pending_total)}" + (f" for {known}" if unknown else "") if known else "")
+        + (f"; {unknown} without an estimate (no earlier run of theirs at this scale)" if unknown else "")
+    )
+    sys.stdout.flush()  # here, where a closed pipe (`| head`) ends quietly (mfx.cli.main)
+    return 0
+
+
+def _job_states(p) -> list[tuple[bool, float | None]]:
+    """Per planned job: (done — complete, by the same configuration and code: resume skips it;
+    estimated seconds — the median recorded by earlier runs of that grid point of the experiment at
+    this scale, default or variant, else the median of all its recorded jobs, else None)."""
+    done_hashes = {
+        (d or {}).get("job_hash")
+        for j in (results.find_jobs([p.folder]) if p.folder.is_dir() else [])
+        for state, d in [results.job_state(j)]
+        if state == "complete"
+    }
+    recorded: dict[tuple, list[float]] = {}
+    for j in results.find_jobs(sorted((Path(p.jobs[0].out) / p.experiment).glob(f"{p.scale}*"))):
+        prov = results.read_json(j / results.PROVENANCE) or {}
+        if isinstance(prov.get("seconds"), (int, float)) and isinstance(prov.get("config"), dict):
+            cfg = OmegaConf.create(prov["config"])
+            key = tuple(str(OmegaConf.select(cfg, k)) for k in p.axes)
+            recorded.setdefault(key, []).append(float(prov["seconds"]))
+    everything = [x for xs in recorded.values() for x in xs]
+    states = []
+    for job in p.jobs:
+        here = recorded.get(tuple(str(OmegaConf.select(job, k)) for k in p.axes)) or everything
+        states.append((results.job_hash(job) in done_hashes, statistics.median(here) if here else None))
+    return states
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 1:
+        return "< 1 s"
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
 
 
 def _interrupt(signum, frame):
@@ -413,20 +542,47 @@ def _fit(text: str, width: int) -> str:
 
 
 def _list(args) -> int:
-    experiments = registry.load_all()
+    entries = catalog.entries()
     if args.names:
-        print("\n".join(experiments))
+        print("\n".join(entries))
         return 0
     rows = []
-    for e in experiments.values():
-        jobs = "/".join(str(n or "?") for n in sweep.grid_sizes(e.name).values())
-        rows.append((e.name, PAPER_SHORT.get(e.family, e.family), e.figure, jobs))
-    head = ("experiment", "paper (arXiv)", "figure", "jobs quick/paper")
-    w0, w1, w3 = (max(len(r[i]) for r in [*rows, head]) for i in (0, 1, 3))
-    w2 = WIDTH - w0 - w1 - w3 - 6
+    for e in entries.values():
+        jobs = "/".join(str(n or "?") for n in catalog.grid_sizes(e.name).values())
+        rows.append(
+            (e.name, PAPER_SHORT.get(e.family, e.family), e.figure, jobs, _kinds(Path(args.out), e.name))
+        )
+    head = ("experiment", "paper (arXiv)", "figure", "jobs q/p", "claims p/d/x/i")
+    w0, w1, w3, w4 = (max(len(r[i]) for r in [*rows, head]) for i in (0, 1, 3, 4))
+    w2 = WIDTH - w0 - w1 - w3 - w4 - 8
     for r in [head, *rows]:
-        print(f"{r[0]:{w0}}  {r[1]:{w1}}  {_fit(r[2], w2):{w2}}  {r[3]:>{w3}}".rstrip())
+        figure = textwrap.wrap(r[2], w2) or [""]  # the last column, wrapped, never cut
+        print(f"{r[0]:{w0}}  {r[1]:{w1}}  {r[3]:>{w3}}  {r[4]:>{w4}}  {figure[0]}".rstrip())
+        for more in figure[1:]:
+            print(f"{'':{WIDTH - w2}}{more}")
+    reported = sum(r[4] != "—" for r in rows)
+    note = (
+        "jobs q/p: jobs at scale quick / paper; claims p/d/x/i: paper statements / derived / cross-checks "
+        f"/ identities of the newest report under {args.out}/ ({_plural(reported, 'experiment')} reported, "
+        "— none yet)"
+    )
+    print("\n".join(textwrap.wrap(note, WIDTH)))
     return 0
+
+
+def _kinds(out: Path, name: str) -> str:
+    """Claim counts by kind (paper/derived/cross-check/identity) in the newest claims.csv of an
+    experiment under `out`; "—" when it has none (read with csv: `mfx list` loads no pandas)."""
+    reports = sorted(out.glob(f"{name}/*/claims.csv"), key=lambda p: p.stat().st_mtime)
+    if not reports:
+        return "—"
+    with reports[-1].open(newline="") as f:
+        kinds = [row.get("kind", "") for row in csv.DictReader(f) if row.get("experiment") == name]
+    return "/".join(str(kinds.count(k)) for k in registry.KINDS)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def _status(args) -> int:
@@ -442,13 +598,30 @@ def _status(args) -> int:
         jobs = f"{s['complete']}/{s['jobs'] if s['jobs'] is not None else '?'} complete"
         if s["incomplete"]:
             jobs += f", {s['incomplete']} incomplete"
-        rows.append((str(s["folder"].relative_to(out)), jobs, _verdicts(s["folder"])))
+        rows.append(
+            (str(s["folder"].relative_to(out)), jobs, _verdicts(s["folder"]), _overrides_of(s["folder"]))
+        )
     w0 = min(max(len(r[0]) for r in rows), 48)
     w1 = max(len(r[1]) for r in rows)
-    print(f"{len(sweeps)} sweeps under {out}")
+    print(f"{_plural(len(sweeps), 'sweep')} under {out}")
     for r in rows:
         print(f"{_fit(r[0], w0):{w0}}  {r[1]:{w1}}  {r[2]}".rstrip())
+        if r[3]:  # a variant: what makes it one, under its hash
+            print(f"{'':4}variant of {r[0].split('/')[0]}: {r[3]}")
+    folders = {s["folder"] for s in sweeps}
+    combined = sorted(p for p in out.rglob("report.html") if p.parent not in folders)
+    for p in combined:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(p.stat().st_mtime))
+        print(f"report of several sweeps: {p} ({when})")
     return 0
+
+
+def _overrides_of(folder: Path) -> str:
+    """The overrides that make a sweep folder a variant ("" for an experiment's own configuration)."""
+    if not _variant(folder):
+        return ""
+    info = results.read_json(folder / results.SWEEP) or {}
+    return " ".join(info.get("overrides") or []) or "(overrides unknown: no sweep.json)"
 
 
 def _verdicts(folder: Path) -> str:
@@ -501,18 +674,31 @@ def _out_folder(out: str | None) -> None:
 
 def _report(args) -> int:
     _out_folder(args.out)
-    table, info, home = results.load_table(args.table, warn=_warn)
-    out = Path(args.out) if args.out else home
-    path, claims = report.write(table, info, out)
-    print(f"{report.summary_by_kind(claims)} → {path}")
+    path = Path(args.table)
+    found = api.sweeps(path, mixed=args.mixed, warn=_warn)
+    for s in found if path.is_dir() else []:  # each sweep's table beside its jobs, as `mfx collect` writes
+        results.write_csv(s.table, s.folder / results.TABLE)
+        results.write_json(s.info, s.folder / results.TABLE_INFO)
+    parts = [report.Part(s.table, s.info, "" if args.mixed else _variant(s.folder)) for s in found]
+    out = Path(args.out) if args.out else (path if path.is_dir() else path.parent)
+    written, claims = report.write_parts(parts, out)
+    print(
+        f"{report.summary_by_kind(claims)} → {written} and {written.with_suffix('.html').name}"
+        + (f" ({_plural(len(parts), 'sweep')})" if len(parts) > 1 else "")
+    )
     for c in claims:
         if not c.passed:
             print(
                 f"  {c.verdict.upper()} [{report.kind_label(c)}] {c.experiment}: {c.statement}: measured "
-                f"{c.measured:.4g} ± {c.u:.2g}, expected {c.expected}"
-                + (f" ({c.detail})" if c.detail else "")
+                f"{c.measured:.4g} ± {c.u:.2g}, expected {c.expected}: {report.reason(c)}"
             )
     return 1 if (args.strict and not all(c.passed for c in claims)) else 0
+
+
+def _variant(folder: Path) -> str:
+    """A sweep folder's variant suffix ("-<hash>" of `<scale>-<hash>`), "" for any other folder."""
+    scale, _, tail = folder.name.partition("-")
+    return f"-{tail}" if scale in SCALES and report.VARIANT.fullmatch(f"-{tail}") else ""
 
 
 def _compare(args) -> int:
@@ -529,12 +715,17 @@ def _compare(args) -> int:
         differ += va != vb
         rows.append((f"{exp}: {claim}", ca, cb, "≠" if va != vb else ""))
     w = 24
-    wc = WIDTH - 2 * w - 8
-    print(f"A = {args.a}\nB = {args.b}")
+    wc = max(shutil.get_terminal_size((WIDTH, 24)).columns, WIDTH) - 2 * w - 8  # COLUMNS or the terminal's
+    for name, path in (("A", args.a), ("B", args.b)):
+        variant = _overrides_of(Path(path)) if Path(path).is_dir() else ""
+        print(f"{name} = {path}" + (f" (variant: {variant})" if variant else ""))
     print(f"{'claim':{wc}}  {'A: measured ± u, verdict':{w}}  {'B: measured ± u, verdict':{w}}")
     for r in rows:
-        print(f"{_fit(r[0], wc):{wc}}  {_fit(r[1], w):{w}}  {_fit(r[2], w):{w}}  {r[3]}".rstrip())
-    print(f"{len(rows)} claims: {len(rows) - differ} same verdict, {differ} differ")
+        claim = textwrap.wrap(r[0], wc) or [""]  # wrapped, never cut
+        print(f"{claim[0]:{wc}}  {_fit(r[1], w):{w}}  {_fit(r[2], w):{w}}  {r[3]}".rstrip())
+        for more in claim[1:]:
+            print(f"  {more}")
+    print(f"{_plural(len(rows), 'claim')}: {len(rows) - differ} same verdict, {differ} differ")
     return 0
 
 
@@ -592,7 +783,8 @@ def _audit(args) -> int:
     per_seed = []
     for seed in range(args.first_seed, args.first_seed + args.seeds):
         code = _run(
-            [f"experiment={','.join(names)}", f"scale={args.scale}", f"seed={seed}", f"out={args.out}"]
+            [f"experiment={','.join(names)}", f"scale={args.scale}", f"seed={seed}", f"out={args.out}"],
+            combined=False,
         )
         if code == 130:
             return code

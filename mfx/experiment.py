@@ -14,10 +14,12 @@ import importlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 from omegaconf import DictConfig, OmegaConf
+
+if TYPE_CHECKING:  # an annotation only: `mfx --help` and `mfx list` load no pandas (mfx.lazy)
+    import pandas as pd
 
 FAMILIES = ("resnet", "quadratic", "transformer")
 PAPERS = {

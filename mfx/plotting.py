@@ -86,7 +86,7 @@ def legend_below(ax, ncol: int = 2, **kwargs):
 
 def caption(fig, lines: list[str]) -> None:
     """Claims and verdicts under the figure: a left-aligned 7-pt block that constrained layout makes
-    room for (lines already shortened to the figure's width by the caller, `caption_chars`)."""
+    room for (lines already wrapped to the figure's width by the caller, `caption_chars`)."""
     if lines:
         # the figure grows by the block's height, so the axes keep their size and their labels fit
         fig.set_figheight(fig.get_figheight() + (1.3 * MIN_FONT_PT * len(lines) + 6) / 72)
@@ -102,8 +102,9 @@ def caption_chars(fig) -> int:
 def layout_problems(fig) -> list[str]:
     """What makes a figure unreadable, from the renderer's bounding boxes (empty list: none).
 
-    Checks: every text ≥ MIN_FONT_PT; no text cut by the figure's edge; no two tick labels of one
-    axis overlap; no legend covers a data point, a line or a bar of its axes, or any other text.
+    Checks: every text ≥ MIN_FONT_PT; no text cut by the figure's edge; no caption cut short with an
+    ellipsis (captions wrap); no two tick labels of one axis overlap; no legend covers a data point,
+    a line or a bar of its axes, or any other text.
     """
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
@@ -127,6 +128,8 @@ def layout_problems(fig) -> list[str]:
             problems.append(f"text {label} is {text.get_fontsize():.1f} pt (< {MIN_FONT_PT})")
         if not (edge.x0 <= box.x0 and box.x1 <= edge.x1 and edge.y0 <= box.y0 and box.y1 <= edge.y1):
             problems.append(f"text {label} is cut by the figure edge")
+    if fig._supxlabel is not None and "…" in fig._supxlabel.get_text():
+        problems.append("the caption is cut with an ellipsis (wrap it)")
     for labels in drawn:
         boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in labels]
         for i, (a, ba) in enumerate(boxes):

@@ -12,6 +12,7 @@ import base64
 import html
 import math
 import re
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,8 +21,11 @@ import pandas as pd
 
 from mfx import experiment as registry
 from mfx import results
-from mfx.experiment import KINDS, PAPERS, RULE, SCALES, VERDICTS, Claim, ConfigError
+from mfx.experiment import FAMILIES, KINDS, PAPERS, RULE, SCALES, VERDICTS, Claim, ConfigError
 from mfx.plotting import caption, caption_chars, caption_filter, plot_function, save_figure
+
+VARIANT = re.compile(r"-[0-9a-f]{8}")  # a sweep folder's suffix for a variant: <scale>-<hash>
+ARXIV = re.compile(r"arXiv (\d{4}\.\d{4,5})")
 
 # What a claim or plot function raises on a table that lacks part of its grid.
 PARTIAL = (KeyError, IndexError, ValueError, ZeroDivisionError, np.linalg.LinAlgError)
@@ -38,16 +42,21 @@ def by_experiment(table: pd.DataFrame):
         yield experiments[name], scale, results.experiment_rows(table, name, scale)
 
 
-def figures_of(exp, scale: str, rows: pd.DataFrame, out: Path, claims: list[Claim]) -> tuple[list[Path], str]:
-    """Save the figures of one experiment, each with its claims' verdicts written under it;
-    (paths, "") or (paths drawn, why the rest could not be)."""
+def figures_of(
+    exp, scale: str, rows: pd.DataFrame, out: Path, claims: list[Claim], variant: str = ""
+) -> tuple[list[Path], str]:
+    """Save the figures of one experiment (of a variant: `variant` = "-<hash>" in the file names),
+    each with its claims' verdicts written under it; (paths, "") or (paths drawn, why the rest
+    could not be)."""
+    if variant and not VARIANT.fullmatch(variant):
+        raise ValueError(f"variant must be -<8 hex digits> (got {variant!r})")
     try:
         figs = captioned_figures(exp, scale, rows, claims)
     except PARTIAL as e:
         return [], f"figures not drawn: {type(e).__name__}: {e} (a partial grid?)"
     paths = []
     for key, fig in figs.items():
-        paths += save_figure(fig, Path(out) / f"{exp.name}_{scale}_{key}")
+        paths += save_figure(fig, Path(out) / f"{exp.name}_{scale}{variant}_{key}")
     return paths, ""
 
 
@@ -78,8 +87,9 @@ _MARK = {"pass": "✓", "fail": "✗", "inconclusive": "?"}
 
 
 def caption_lines(claims: list[Claim], shown: list[Claim], scale: str, chars: int) -> list[str]:
-    """A figure's caption: the verdict counts of all the experiment's claims, then one line per
-    claim shown (claims that differ only in their grid coordinates grouped), each cut to `chars`."""
+    """A figure's caption: the verdict counts of all the experiment's claims, then each claim shown
+    (claims that differ only in their grid coordinates grouped) wrapped to `chars` per line — never
+    cut, the figure grows to hold them (a PNG taken into a talk keeps every verdict whole)."""
     counts = {v: sum(c.verdict == v for c in claims) for v in VERDICTS}
     head = f"claims ({scale}): " + " · ".join(f"{_MARK[v]} {counts[v]} {v}" for v in VERDICTS)
     if len(head) > chars:  # a narrow figure: the marks alone
@@ -97,9 +107,10 @@ def caption_lines(claims: list[Claim], shown: list[Claim], scale: str, chars: in
         else:
             tail = f" ({sum(c.passed for c in cs)}/{len(cs)} pass)"
             text = f"[{'/'.join(sorted({kind_label(c) for c in cs}))}] {stem}"
-        room = max(chars - len(tail) - 2, 10)
-        text = text if len(text) <= room else text[: room - 1].rstrip() + "…"
-        lines.append(f"{_MARK[worst]} {text}{tail}".replace("$", r"\$"))
+        body = textwrap.wrap(
+            f"{_MARK[worst]} {text}{tail}", chars, subsequent_indent="    ", break_on_hyphens=False
+        )
+        lines += [line.replace("$", r"\$") for line in body]
     return lines
 
 
@@ -135,6 +146,26 @@ def _value(c: Claim) -> str:
 
 def kind_label(c: Claim) -> str:
     return c.kind or "unclassified"
+
+
+def reason(c: Claim) -> str:
+    """Why a claim is not a pass, in words: the verdict rule's case, then the claim's own notes
+    (points it needs, coefficients at a bound, rows left out)."""
+    m, u, lo, hi = c.measured, c.u, c.low, c.high
+    if not (math.isfinite(m) and math.isfinite(u)):
+        why = "the measured value or its uncertainty is not a number"
+    elif lo <= m <= hi:
+        # the rule's resolution: a two-sided claim's tolerance, a one-sided one's margin to its bound
+        res = (hi - lo) / 2 if math.isfinite(lo) and math.isfinite(hi) else min(m - lo, hi - m)
+        why = "inside the range" + (
+            f", but 2u = {2 * u:.2g} exceeds the resolution {res:.2g}" if 2 * u > res else ""
+        )
+    else:
+        off = lo - m if m < lo else m - hi
+        why = f"outside the range by {off:.2g}" + (
+            f", more than 2u = {2 * u:.2g}" if c.verdict == "fail" else f", less than 2u = {2 * u:.2g}"
+        )
+    return "; ".join(x for x in (why, c.detail) if x)
 
 
 def _probability(c: Claim) -> str:
@@ -190,6 +221,17 @@ class Section:
     pngs: list[Path]
     problem: str
     claims: list[Claim]
+    family: str = ""  # the paper's family: sections follow the papers' order (FAMILIES)
+    variant: str = ""  # "" or "-<hash>": a variant of the experiment's configuration
+
+    @property
+    def anchor(self) -> str:
+        return re.sub(r"[^a-z0-9]+", "-", self.title.lower()).strip("-")
+
+    @property
+    def order(self) -> tuple:
+        family = FAMILIES.index(self.family) if self.family in FAMILIES else len(FAMILIES)
+        return family, self.paper, self.title.split(" ")[0], self.variant, self.title
 
 
 COLUMNS = (
@@ -239,6 +281,34 @@ def summary_by_kind(claims: list[Claim]) -> str:
     )
 
 
+def _tally(cs: list[Claim]) -> str:
+    """A summary-table cell: "3/4 pass, 1 fail" ("" where the section has no claim of that kind)."""
+    if not cs:
+        return ""
+    rest = [f"{n} {v}" for v in ("fail", "inconclusive") if (n := sum(c.verdict == v for c in cs))]
+    return f"{sum(c.passed for c in cs)}/{len(cs)} pass" + (f", {', '.join(rest)}" if rest else "")
+
+
+def summary_rows(sections: list[Section]) -> tuple[list[str], list[list[str]]]:
+    """(kinds, rows): one row per section — its title, then its verdict counts per claim kind."""
+    claims = [c for sec in sections for c in sec.claims]
+    kinds = [k for k in (*KINDS, "unclassified") if any(kind_label(c) == k for c in claims)]
+    rows = [
+        [sec.title, *(_tally([c for c in sec.claims if kind_label(c) == k]) for k in kinds)]
+        for sec in sections
+    ]
+    return kinds, rows
+
+
+def _arxiv_md(text: str) -> str:
+    return ARXIV.sub(r"[arXiv \1](https://arxiv.org/abs/\1)", text)
+
+
+def _arxiv_html(text: str) -> str:
+    """Escaped text with its arXiv ids as links."""
+    return ARXIV.sub(r'<a href="https://arxiv.org/abs/\1">arXiv \1</a>', html.escape(text))
+
+
 RULE_NOTE = (
     "P(pass) is the probability that a rerun with fresh seeds passes, from a normal law of the measured "
     "value with its uncertainty."
@@ -246,16 +316,27 @@ RULE_NOTE = (
 
 
 def markdown(sections: list[Section], info: dict, claims: list[Claim], out: Path) -> str:
+    """Verdicts first (summary, summary table, contents), then each section, provenance last."""
     warnings, facts = provenance(info)
     lines = ["# mfx report", ""]
     lines += [f"**{_cell(w)}**" for w in warnings] + ([""] if warnings else [])
-    lines += [f"- {_cell(f)}" for f in facts] + [""]
-    lines += [f"**{summary_by_kind(claims)}**", "", f"Verdict rule — {_cell(RULE)} {_cell(RULE_NOTE)}", ""]
+    lines += [f"**{summary_by_kind(claims)}**", ""]
+    kinds, rows = summary_rows(sections)
+    if len(sections) > 1:
+        lines += ["| section | " + " | ".join(kinds) + " |", "|---|" + "---|" * len(kinds)]
+        lines += [
+            f"| [{_cell(r[0])}](#{sec.anchor}) | " + " | ".join(r[1:]) + " |"
+            for r, sec in zip(rows, sections)
+        ]
+        lines.append("")
+    lines += [f"Verdict rule — {_cell(RULE)} {_cell(RULE_NOTE)}", ""]
     for sec in sections:
         lines += [
-            f"## {sec.title}",
+            f'<a id="{sec.anchor}"></a>',
             "",
-            f"{sec.paper}",
+            f"## {_cell(sec.title)}",
+            "",
+            _arxiv_md(sec.paper),
             "",
             _cell(sec.description),
             "",
@@ -272,38 +353,49 @@ def markdown(sections: list[Section], info: dict, claims: list[Claim], out: Path
             ]
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
+    lines += ["## Provenance", ""] + [f"- {_cell(f)}" for f in facts] + [""]
     return "\n".join(lines)
 
 
 STYLE_CSS = (
     "body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}"
+    ".wide{overflow-x:auto;max-width:100%}nav ol{columns:2}details{margin:2em 0}"
     "table{border-collapse:collapse;font-size:90%;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 6px;"
-    "vertical-align:top}th{background:#f3f3f3}img{max-width:100%;display:block;margin:0.5em 0}"
+    "vertical-align:top}th{background:#f3f3f3}img{max-width:100%;height:auto;display:block;margin:0.5em 0}"
     ".pass{color:#17692c}.fail{color:#b00020;font-weight:bold}.inconclusive{color:#8a6d00;font-style:italic}"
     ".warn{color:#b00020;font-weight:bold}"
 )
 
 
 def html_page(sections: list[Section], info: dict, claims: list[Claim]) -> str:
-    """A self-contained page: the same content as report.md, figures embedded as PNG data."""
+    """A self-contained page: summary and summary table, contents in the papers' order, each section
+    (figures embedded as PNG data, scaled to the page), provenance folded at the end."""
     esc = html.escape
     warnings, facts = provenance(info)
     parts = [
         "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8"><title>mfx report</title>',
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1"><title>mfx report</title>',
         f"<style>{STYLE_CSS}</style></head><body>",
         "<h1>mfx report</h1>",
     ]
     parts += [f'<p class="warn">{esc(w)}</p>' for w in warnings]
-    parts += ["<ul>", *[f"<li>{esc(f)}</li>" for f in facts], "</ul>"]
-    parts += [
-        f"<p><b>{esc(summary_by_kind(claims))}</b></p>",
-        f"<p>Verdict rule — {esc(RULE)} {esc(RULE_NOTE)}</p>",
-    ]
+    parts.append(f"<p><b>{esc(summary_by_kind(claims))}</b></p>")
+    kinds, rows = summary_rows(sections)
+    parts.append('<div class="wide"><table id="summary"><tr><th>section</th>')
+    parts.append("".join(f"<th>{esc(k)}</th>" for k in kinds) + "</tr>")
+    for r, sec in zip(rows, sections):
+        cells = "".join(f"<td>{esc(x)}</td>" for x in r[1:])
+        parts.append(f'<tr><td><a href="#{sec.anchor}">{esc(r[0])}</a></td>{cells}</tr>')
+    parts.append("</table></div>")
+    parts.append("<nav><h2>Contents</h2><ol>")
+    parts += [f'<li><a href="#{sec.anchor}">{esc(sec.title)}</a></li>' for sec in sections]
+    parts.append('<li><a href="#provenance">Provenance</a></li></ol></nav>')
+    parts.append(f"<p>Verdict rule — {esc(RULE)} {esc(RULE_NOTE)}</p>")
     for sec in sections:
         parts += [
-            f"<h2>{esc(sec.title)}</h2>",
-            f"<p>{esc(sec.paper.replace('*', ''))}</p>",
+            f'<section id="{sec.anchor}"><h2>{esc(sec.title)}</h2>',
+            f"<p>{_arxiv_html(sec.paper.replace('*', ''))}</p>",
             f"<p>{esc(sec.description)}</p>",
             f"<p>{esc(sec.summary)}</p>",
         ]
@@ -311,43 +403,82 @@ def html_page(sections: list[Section], info: dict, claims: list[Claim]) -> str:
             data = base64.b64encode(p.read_bytes()).decode()
             parts.append(f'<img alt="{esc(p.stem)}" src="data:image/png;base64,{data}">')
         parts += [f"<p>{esc(sec.problem)}</p>"] if sec.problem else []
-        parts.append("<table><tr>" + "".join(f"<th>{esc(c)}</th>" for c in COLUMNS) + "</tr>")
+        parts.append(
+            '<div class="wide"><table><tr>' + "".join(f"<th>{esc(c)}</th>" for c in COLUMNS) + "</tr>"
+        )
         for c in sec.claims:
             cells = [f"<td>{esc(x)}</td>" for x in _row(c)]
             cells[VERDICT_COLUMN] = f'<td class="{c.verdict}">{esc(c.verdict)}</td>'
             parts.append("<tr>" + "".join(cells) + "</tr>")
-        parts.append("</table>")
+        parts.append("</table></div></section>")
+    parts.append('<details id="provenance"><summary>Provenance</summary><ul>')
+    parts += [f"<li>{esc(f)}</li>" for f in facts]
+    parts.append("</ul></details>")
     parts.append("</body></html>")
     return "\n".join(parts)
 
 
+@dataclass
+class Part:
+    """One sweep of a report: its collected table, its provenance (table.json) and its variant
+    ("" for the experiment's own configuration, else "-<hash>" as in its folder's name)."""
+
+    table: pd.DataFrame
+    info: dict
+    variant: str = ""
+
+
 def write(table: pd.DataFrame, info: dict, out: Path) -> tuple[Path, list[Claim]]:
     """Draw the figures into out/figures; write out/report.md, out/report.html and out/claims.csv."""
+    return write_parts([Part(table, info)], out)
+
+
+def write_parts(parts: list[Part], out: Path) -> tuple[Path, list[Claim]]:
+    """One report of several sweeps (an output root, an experiment's folder with its variants):
+    a section per experiment and sweep, in the papers' order; a variant's section names its
+    overrides, and its figures carry its hash in their file names."""
     out = Path(out)
-    claims: list[Claim] = []
     sections = []
-    for exp, scale, rows in by_experiment(table):
-        these = claims_of(exp, rows)
-        pngs, problem = figures_of(exp, scale, rows, out / "figures", these)
-        claims += these
-        not_ok = rows["status"].value_counts().drop("ok", errors="ignore")
-        status = "".join(f", {n} {s}" for s, n in not_ok.items())
-        seeds = rows["seed"].nunique() if "seed" in rows else 1
-        sections.append(
-            Section(
-                f"{exp.name} ({scale})",
-                f"{PAPERS[exp.family]} — {exp.figure}.",
-                exp.description,
-                f"{len(rows)} rows, {seeds} seeds{status}.",
-                [p for p in pngs if p.suffix == ".png"],
-                problem,
-                these,
+    for part in parts:
+        for exp, scale, rows in by_experiment(part.table):
+            these = claims_of(exp, rows)
+            pngs, problem = figures_of(exp, scale, rows, out / "figures", these, part.variant)
+            not_ok = rows["status"].value_counts().drop("ok", errors="ignore")
+            status = "".join(f", {n} {s}" for s, n in not_ok.items())
+            seeds = rows["seed"].nunique() if "seed" in rows else 1
+            overrides = [
+                o
+                for s in part.info.get("sweeps", [])
+                if (s.get("experiment"), s.get("scale")) == (exp.name, scale)
+                for o in (s.get("overrides") or [])
+            ]
+            title = f"{exp.name} ({scale})"
+            if part.variant:
+                title += f", variant {part.variant[1:]}: {' '.join(overrides) or 'overrides unknown'}"
+            sections.append(
+                Section(
+                    title,
+                    f"{PAPERS[exp.family]} — {exp.figure}.",
+                    exp.description,
+                    f"{len(rows)} rows, {seeds} seeds{status}.",
+                    [p for p in pngs if p.suffix == ".png"],
+                    problem,
+                    these,
+                    exp.family,
+                    part.variant,
+                )
             )
-        )
+    sections.sort(key=lambda sec: sec.order)
+    claims = [c for sec in sections for c in sec.claims]
+    info = {
+        "mixed": any(p.info.get("mixed") for p in parts),
+        "sweeps": [s for p in parts for s in p.info.get("sweeps", [])],
+    }
     out.mkdir(parents=True, exist_ok=True)
     path = results.write_bytes(out / "report.md", markdown(sections, info, claims, out).encode())
     results.write_bytes(out / "report.html", html_page(sections, info, claims).encode())
-    results.write_csv(claims_frame(claims), out / "claims.csv")
+    variants = [sec.variant for sec in sections for _ in sec.claims]
+    results.write_csv(claims_frame(claims).assign(variant=variants), out / "claims.csv")
     return path, claims
 
 

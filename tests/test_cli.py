@@ -10,7 +10,7 @@ import pytest
 from conftest import TEST_CONF
 
 import mfx
-from mfx import cli, sweep
+from mfx import catalog, cli, sweep
 from mfx import experiment as registry
 
 TOY = [f"hydra.searchpath=[file://{TEST_CONF}]", "experiment=toy"]
@@ -202,6 +202,60 @@ def test_dry_run_lists_jobs_and_writes_nothing(tmp_path, capsys):
     assert not (tmp_path / "out").exists()
 
 
+def test_dry_run_marks_done_jobs_and_estimates_from_recorded_durations(tmp_path, capsys):
+    assert run(tmp_path) == 0
+    capsys.readouterr()
+    assert run(tmp_path, "model.a=1,8,16", "--dry-run") == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "toy/quick: 3 jobs (2 done, 1 pending, ≈ " in lines[0]
+    assert lines[1].startswith("  model.a=1: done") and lines[2].startswith("  model.a=8: done")
+    # a=16 never ran: the median of the recorded jobs of toy/quick
+    assert lines[3].startswith("  model.a=16: pending, ≈ ") and lines[-1].startswith(
+        "total: 1 job pending, ≈ "
+    )
+    assert run(tmp_path / "fresh", "--dry-run") == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last == "total: 4 jobs pending; 4 without an estimate (no earlier run of theirs at this scale)"
+
+
+def test_run_without_arguments_says_what_to_write(capsys):
+    assert cli.main(["run"]) == 2
+    assert "mfx run experiment=NAME" in capsys.readouterr().err
+
+
+def test_dry_run_into_a_closed_pipe_ends_quietly(tmp_path):
+    """`mfx run … --dry-run | head`: the reader is gone before mfx writes (`true` reads nothing)."""
+    command = f"{MFX} run experiment=resnet_phase out={tmp_path} --dry-run | true"
+    out = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", command], check=False, capture_output=True, text=True
+    )
+    assert out.stderr == "" and out.returncode == 0
+
+
+def test_a_finished_sweep_resumes_without_launching_a_job(tmp_path, capsys, monkeypatch):
+    assert run(tmp_path) == 0
+    capsys.readouterr()
+    monkeypatch.setattr(cli, "_hydra", lambda argv: pytest.fail("a finished sweep launched Hydra"))
+    assert run(tmp_path) == 0
+    assert "4 jobs (0 run, 4 skipped, 0 failed)" in capsys.readouterr().out
+
+
+def test_several_experiments_show_overall_progress_and_end_with_one_report(tmp_path, capsys):
+    assert run(tmp_path, "experiment=toy,toy") == 0
+    out = capsys.readouterr().out.splitlines()
+    # no earlier run: no estimate for the first; the second sweep is the same one, done by then
+    assert (
+        out[0]
+        == "[1/2] toy/quick: 4 jobs, 4 pending; the whole run ≈ < 1 s left + 8 jobs without an estimate"
+    )
+    assert (
+        "[2/2] toy/quick: 4 jobs, 0 pending; the whole run ≈ < 1 s left" in out
+    )  # estimates made at the start
+    assert (
+        out[-1] == f"all: 1 of 1 paper statements reproduced. → {tmp_path}/toy/quick/report-quick/report.html"
+    )
+
+
 def test_version(capsys):
     with pytest.raises(SystemExit) as e:
         cli.main(["--version"])
@@ -234,18 +288,46 @@ def test_cfg_job_shows_the_first_jobs_resolved_config(tmp_path, capsys):
     assert not (tmp_path / "out").exists()
 
 
-def test_list_fits_in_100_columns_with_job_counts(capsys):
-    assert cli.main(["list"]) == 0
+def test_list_fits_in_100_columns_with_job_counts_and_claim_kinds(tmp_path, capsys):
+    assert cli.main(["list", "--out", str(tmp_path)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert max(len(line) for line in lines) <= 100
     assert lines[0].split()[:3] == ["experiment", "paper", "(arXiv)"]
     row = next(line for line in lines if line.startswith("resnet_phase "))
     quick = len(sweep.plan(["experiment=resnet_phase"]).jobs)
-    assert row.endswith(f" {quick}/{sweep.grid_sizes('resnet_phase')['paper']}") and "2509.10167" in row
-    assert {line.split()[0] for line in lines[1:]} >= set(registry.load_all()) - {"toy"}
+    assert f" {quick}/{sweep.grid_sizes('resnet_phase')['paper']} " in row and "2509.10167" in row
+    assert row.split()[-3:] == ["—", "phase", "diagram"]  # no report under tmp_path yet
+    listed = {line.split()[0] for line in lines[1:] if not line.startswith(" ")}
+    assert listed >= set(registry.load_all()) - {"toy"}
+    assert "(0 experiments reported" in " ".join(lines[-2:])
+    # the newest report's claims by kind (paper / derived / cross-check / identity)
+    kinds = ["paper"] * 2 + ["identity"]
+    pd.DataFrame({"experiment": "resnet_phase", "kind": kinds}).to_csv(tmp_path / "claims.csv")
+    (tmp_path / "resnet_phase" / "quick").mkdir(parents=True)
+    (tmp_path / "claims.csv").rename(tmp_path / "resnet_phase" / "quick" / "claims.csv")
+    assert cli.main(["list", "--out", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    row = next(line for line in lines if line.startswith("resnet_phase "))
+    assert " 2/0/0/1 " in row and "(1 experiment reported" in " ".join(lines[-2:])
 
 
-def test_status_and_compare_of_a_default_run_and_a_variant(tmp_path, capsys):
+def test_list_reads_the_registrations_and_grids_without_importing_them():
+    """`mfx list` reads names, figures and grid sizes from the source and YAML: the same as the
+    registry's and Hydra's (mfx.sweep.grid_sizes)."""
+    experiments = {n: e for n, e in registry.load_all().items() if e.family in registry.FAMILIES}
+    entries = catalog.entries()
+    assert list(entries) == list(experiments)
+    for name, e in experiments.items():
+        assert (entries[name].family, entries[name].figure, entries[name].description) == (
+            e.family,
+            e.figure,
+            e.description,
+        )
+        assert catalog.grid_sizes(name) == sweep.grid_sizes(name)
+
+
+def test_status_and_compare_of_a_default_run_and_a_variant(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")
     assert run(tmp_path) == 0
     default = tmp_path / "toy" / "quick"
     assert cli.main(["report", str(default)]) == 0
@@ -260,10 +342,36 @@ def test_status_and_compare_of_a_default_run_and_a_variant(tmp_path, capsys):
     assert "4/4 complete" in mine and "1 pass, 0 fail, 0 inconclusive" in mine
     other = next(line for line in lines if line.startswith(f"toy/{variant.name} "))
     assert "3/4 complete, 1 incomplete" in other and "no report yet" in other
+    assert lines[lines.index(other) + 1] == "    variant of toy: model.slope_shift=0.2"  # next to its hash
     assert cli.main(["compare", str(default), str(variant)]) == 0
     out = capsys.readouterr().out
     line = next(line for line in out.splitlines() if line.startswith("toy: slope of y vs a"))
     assert " pass " in line and line.rstrip().endswith("fail      ≠")
     assert "±" in line and max(len(x) for x in out.splitlines()[2:]) <= 100
-    assert out.splitlines()[-1] == "1 claims: 0 same verdict, 1 differ"
+    assert out.splitlines()[-1] == "1 claim: 0 same verdict, 1 differ"
+    assert out.splitlines()[1] == f"B = {variant} (variant: model.slope_shift=0.2)"
     assert not (variant / "table.csv").exists()  # compare only reads
+    assert cli.main(["report", str(tmp_path)]) == 0  # a report over both: status lists it
+    capsys.readouterr()
+    assert cli.main(["status", str(tmp_path)]) == 0
+    assert f"report of several sweeps: {tmp_path / 'report.html'} (" in capsys.readouterr().out
+
+
+def test_compare_wraps_the_claim_column_to_the_terminal_width(tmp_path, capsys, monkeypatch):
+    """A long claim is never cut: the column takes the terminal's width (COLUMNS) and wraps."""
+    a = pd.DataFrame(
+        {
+            "experiment": ["x"],
+            "claim": ["a claim statement that is much longer than any column " * 3],
+            "measured": [1.0],
+            "u": [0.1],
+            "verdict": ["pass"],
+        }
+    )
+    a.to_csv(tmp_path / "claims.csv", index=False)
+    for columns in ("100", "200"):
+        monkeypatch.setenv("COLUMNS", columns)
+        assert cli.main(["compare", str(tmp_path / "claims.csv"), str(tmp_path / "claims.csv")]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        assert max(len(line) for line in lines) <= int(columns) and "…" not in "".join(lines[3:-1])
+        assert " ".join(" ".join(lines[3:-1]).split()).count("much longer than any column") == 3

@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import mfx
 
 ROOT = Path(mfx.__file__).parent
@@ -31,12 +33,27 @@ def _imports(path: Path) -> tuple[set[str], list[int]]:
                     package.split(".")[: len(package.split(".")) - node.level + 1] + [base]
                 ).strip(".")
             if base.startswith("mfx"):
-                # `from mfx import results` imports the module mfx.results
-                top |= {f"{base}.{a.name}" for a in node.names} | {base}
+                # `from mfx import results` imports the module mfx.results (its package is loaded
+                # first whatever the import: not an edge); `from mfx.fit import Fit` the module mfx.fit
+                names = {f"{base}.{a.name}" for a in node.names}
+                top |= {n for n in names if _is_module(n)} or {base}
+    typing_only = [  # `if TYPE_CHECKING:` imports serve annotations and never run
+        n
+        for node in tree.body
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"
+        for n in node.body
+    ]
     nested = [
-        n.lineno for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) and n not in tree.body
+        n.lineno
+        for n in ast.walk(tree)
+        if isinstance(n, (ast.Import, ast.ImportFrom)) and n not in tree.body and n not in typing_only
     ]
     return top, nested
+
+
+def _is_module(name: str) -> bool:
+    path = ROOT.parent / name.replace(".", "/")
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
 
 
 def _graph() -> dict[str, set[str]]:
@@ -86,3 +103,62 @@ def test_a_job_process_does_not_import_matplotlib():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# Start-up: `mfx --help`, `--version` and `list` load none of these (seconds of start-up between them).
+HEAVY = ("torch", "pandas", "matplotlib", "hydra", "scipy")
+# The only modules allowed to bind a module lazily (mfx.lazy.module) — the front doors, where a light
+# command must not pay for a heavy one — and only modules whose top level loads a HEAVY library.
+FRONT_DOORS = {"cli.py", "api.py"}
+
+
+@pytest.mark.parametrize(
+    "argv", [["--help"], ["--version"], ["list"], ["list", "--names"], ["run", "--help"]]
+)
+def test_light_commands_load_no_heavy_library(argv):
+    code = (
+        "import sys; from mfx import cli, lazy\n"
+        f"try:\n    cli.main({argv!r})\nexcept SystemExit:\n    pass\n"
+        f"print('LOADED', [m for m in {HEAVY!r} if lazy.loaded(m)], file=sys.stderr)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "LOADED []" in out.stderr, out.stderr[-500:]
+
+
+def test_lazy_binding_only_in_the_front_doors_and_only_for_heavy_modules():
+    """`lazy.module("name")` appears only in FRONT_DOORS, each name a heavy library or an mfx module
+    that imports one at its top (where a plain import would load it)."""
+    heavy = set(HEAVY)
+    for path in ROOT.rglob("*.py"):
+        top = {m.split(".")[0] for m in _third_party(path)}
+        if top & set(HEAVY):
+            heavy.add(_module_name(path))
+    for path in ROOT.rglob("*.py"):
+        calls = [
+            ast.literal_eval(n.args[0])
+            for n in ast.walk(ast.parse(path.read_text()))
+            if isinstance(n, ast.Call) and ast.unparse(n.func) == "lazy.module"
+        ]
+        if str(path.relative_to(ROOT)) not in FRONT_DOORS:
+            assert calls == [], f"{path.relative_to(ROOT)} binds {calls} lazily (only {FRONT_DOORS} may)"
+        assert set(calls) <= heavy, f"{path.name}: {set(calls) - heavy} load no heavy library"
+
+
+def _third_party(path: Path) -> set[str]:
+    """The modules imported at the top level of a file (not under `if TYPE_CHECKING:`)."""
+    names = set()
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Import):
+            names |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names.add(node.module)
+    return names
+
+
+def test_lazy_module_loads_on_first_use():
+    code = (
+        "import sys; from mfx import lazy\n"
+        "csv = lazy.module('csv'); assert not lazy.loaded('csv')\n"
+        "assert csv.QUOTE_ALL == 1 and lazy.loaded('csv') and csv.reader is sys.modules['csv'].reader"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

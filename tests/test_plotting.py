@@ -2,6 +2,7 @@ import matplotlib.pyplot as plt
 
 from mfx import experiment as registry
 from mfx import plotting, report
+from mfx.experiment import Claim
 
 
 def _figure():
@@ -62,3 +63,16 @@ def test_layout_problems_catch_what_they_claim_to():
     ax.plot(range(10), range(10), "o-", label="data")
     plotting.legend_outside(ax)
     assert plotting.layout_problems(clean) == []
+
+
+def test_a_caption_cut_with_an_ellipsis_is_a_layout_problem():
+    fig = _figure()
+    plotting.caption(fig, ["claims (quick): ✓ 1 pass", "✓ [paper] a claim cut sho…"])
+    assert "the caption is cut with an ellipsis (wrap it)" in plotting.layout_problems(fig)
+    whole = _figure()
+    long = Claim.at_most(
+        "toy", "a statement far longer than the figure is wide " * 4, 1, 2, kind="paper", source="s"
+    )
+    lines = report.caption_lines([long], [long], "quick", plotting.caption_chars(whole))
+    plotting.caption(whole, lines)
+    assert len(lines) > 3 and plotting.layout_problems(whole) == []  # wrapped: whole, inside the figure

@@ -99,9 +99,62 @@ def test_a_figure_caption_counts_every_verdict_and_groups_claims_by_grid_coordin
     assert (
         lines[1] == "✗ [paper] ODE plateau level (1/2 pass)"
     )  # the worst verdict of the group marks the line
-    assert lines[2].startswith("✓ [derived] drift up to tau = 200") and lines[2].endswith(
-        "…: 1e-09 (≤ 1e-06)"
+    # a long claim wraps, indented, never cut: every word of it is in the caption
+    assert lines[2].startswith("✓ [derived] drift up to tau = 200") and lines[-1].endswith(
+        ": 1e-09 (≤ 1e-06)"
     )
-    assert all(len(line) <= 80 for line in lines) and len(lines) == 3
+    assert all(line.startswith("    ") for line in lines[3:]) and len(lines) > 3
+    assert all(len(line) <= 80 for line in lines) and "…" not in "".join(lines)
+    assert " ".join(" ".join(lines[2:]).split()).count("and a long explanation") == 6
     narrow = report.caption_lines(claims, [], "paper", chars=40)
     assert narrow == ["claims (paper): ✓ 3 · ✗ 1 · ? 0"]
+
+
+def test_report_over_a_root_has_a_section_per_sweep_and_names_a_variants_overrides(tmp_path, capsys):
+    sweep = _toy_report(tmp_path)
+    argv = ["run", f"hydra.searchpath=[file://{TEST_CONF}]", "experiment=toy", f"out={tmp_path}"]
+    assert cli.main([*argv, "model.slope_shift=0.2"]) == 0  # a variant whose claim fails
+    (variant,) = [p for p in (tmp_path / "toy").iterdir() if p != sweep]
+    capsys.readouterr()
+    for root in (tmp_path, tmp_path / "toy"):  # an output root, an experiment's folder
+        assert cli.main(["report", str(root)]) == 0
+        out = capsys.readouterr().out
+        assert f"→ {root / 'report.md'} and report.html (2 sweeps)" in out
+        assert "FAIL [paper] toy: slope of y vs a" in out and "outside the range by" in out
+        md = (root / "report.md").read_text()
+        assert (
+            "## toy (quick)\n" in md
+            and f"## toy (quick), variant {variant.name[6:]}: model.slope\\_shift=0.2" in md
+        )
+        claims = pd.read_csv(root / "claims.csv")
+        assert list(claims["verdict"]) == ["pass", "fail"] and list(claims["variant"].fillna("")) == [
+            "",
+            variant.name[5:],
+        ]
+        figures = {p.name for p in (root / "figures").glob("*.png")}
+        assert figures == {"toy_quick_y_vs_a.png", f"toy_{variant.name}_y_vs_a.png"}
+    # --mixed: one table of both configurations, as asked (the report says so)
+    assert cli.main(["report", str(tmp_path / "toy"), "--mixed"]) == 0
+    assert "knowingly mixes" in (tmp_path / "toy" / "report.md").read_text()
+
+
+def test_html_report_opens_with_a_summary_table_and_contents_and_folds_provenance(tmp_path):
+    sweep = _toy_report(tmp_path)
+    page = (sweep / "report.html").read_text()
+    summary, contents = page.index('id="summary"'), page.index("<h2>Contents</h2>")
+    first_section, provenance = page.index("<section"), page.index('<details id="provenance">')
+    assert summary < contents < first_section < provenance
+    assert "<th>paper</th>" in page and "<td>1/1 pass</td>" in page
+    assert 'content="width=device-width' in page and "max-width:100%;height:auto" in page
+
+
+def test_reason_says_why_a_claim_is_not_a_pass():
+    wide = Claim.within("x", "s", 0.47, 0.5, 0.15, u=0.1, how="fit SE", kind="paper", source="p")
+    assert wide.verdict == "inconclusive"
+    assert report.reason(wide) == "inside the range, but 2u = 0.2 exceeds the resolution 0.15"
+    few = Claim.within(
+        "x", "s", 0.5, 0.5, 0.15, u=0.01, how="fit SE", points=2, min_points=3, kind="paper", source="p"
+    )
+    assert report.reason(few) == "inside the range; needs ≥ 3 points"
+    off = Claim.at_most("x", "s", 2.0, 1.0, u=0.1, how="fit SE", kind="derived", source="d")
+    assert report.reason(off) == "outside the range by 1, more than 2u = 0.2"
