@@ -10,12 +10,15 @@ works unchanged.  Whatever escapes a command ends as one line on stderr and a no
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
 import math
 import os
+import shutil
 import signal
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pandas as pd
@@ -182,6 +185,10 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # mfx/__init__ exits at once during imports
+    for stream in (sys.stdout, sys.stderr):  # an ASCII terminal (PYTHONIOENCODING=ascii) shows → as \u2192
+        with contextlib.suppress(AttributeError, ValueError):
+            stream.reconfigure(errors="backslashreplace")
     try:
         if argv and argv[0] == "run":
             return _run(argv[1:])
@@ -202,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as e:
         if os.environ.get("MFX_DEBUG"):
             raise
-        print(f"mfx: error: {e}", file=sys.stderr)
+        print(f"mfx: error: {results.printable(e)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         if os.environ.get("MFX_DEBUG"):
@@ -237,7 +244,7 @@ def _run(args: list[str]) -> int:
     if printing and not names:
         return _hydra(args)
     # Every sweep is validated before any runs: a mistake in the second writes nothing for the first.
-    plans = [sweep.plan([_one(o, name) for o in overrides]) for name in names]
+    plans = [q for name in names for q in sweep.plans([_one(o, name) for o in overrides])]
     if (
         printing
         and _flag_value(args, ("--cfg", "-c")) == "job"
@@ -247,7 +254,7 @@ def _run(args: list[str]) -> int:
             print(_job_config(p))
         return 0
     if printing:
-        return max(_hydra(p.hydra_overrides() + [_one(a, p.experiment) for a in args]) for p in plans)
+        return max(_hydra(p.hydra_overrides() + [p.replace.get(a, a) for a in _args(args, p)]) for p in plans)
     if dry:
         for p in plans:
             print(
@@ -258,47 +265,87 @@ def _run(args: list[str]) -> int:
                 print("  " + ", ".join(f"{k}={OmegaConf.select(job, k)}" for k in p.axes))
         return 0
     previous = signal.signal(signal.SIGTERM, _interrupt)
-    done = failed = 0
+    run_id, saved = uuid.uuid4().hex, os.environ.get(results.RUN_ID)
+    os.environ[results.RUN_ID] = run_id  # jobs sign their done.json: the tally counts this run's own
+    failed = 0
     try:
         for p in plans:
-            start = time.time()
-            results.remove_stale_temporaries(p.folder)
-            results.write_json(
-                {
-                    "experiment": p.experiment,
-                    "scale": p.scale,
-                    "sweep_hash": p.sweep_hash,
-                    "axes": p.axes,
-                    "overrides": p.overrides,
-                    "jobs": len(p.jobs),
-                },
-                p.folder / "sweep.json",
-            )
-            sweep.bar = runtime.progress(
-                total=len(p.jobs), desc=f"{p.experiment} jobs", unit="job", leave=True
-            )
-            try:
-                _hydra(p.hydra_overrides() + [_one(a, p.experiment) for a in args])
-            finally:
-                sweep.bar.close()
-                sweep.bar = None
-            ran, skipped, missing, elsewhere = _tally(p, start)
-            done, failed = done + ran + skipped, failed + missing
-            others = f"{elsewhere} running in another process, " if elsewhere else ""
-            print(
-                f"{p.experiment}/{p.scale}{p.variant}: {len(p.jobs)} jobs ({ran} run, {skipped} skipped, "
-                f"{others}{missing} failed) → {p.folder}; next: mfx report {p.folder}"
-            )
+            failed += _run_plan(p, _args(args, p), run_id)
     except KeyboardInterrupt:
         total = sum(len(p.jobs) for p in plans)
-        complete = sum(_tally(p, time.time())[1] for p in plans)
+        complete = sum(_tally(p, run_id)[0] + _tally(p, run_id)[1] for p in plans)
         print(
             f"interrupted: {complete} of {total} jobs done; rerun the same command to resume", file=sys.stderr
         )
         return 130
     finally:
         signal.signal(signal.SIGTERM, previous)
+        if saved is None:
+            os.environ.pop(results.RUN_ID, None)
+        else:
+            os.environ[results.RUN_ID] = saved
     return 1 if failed else 0
+
+
+def _args(args: list[str], p) -> list[str]:
+    return [_one(a, p.experiment) for a in args]
+
+
+def _run_plan(p, args: list[str], run_id: str) -> int:
+    """Run one sweep; print its tally (and, if a job could not run, the way out); return the number
+    of jobs not complete."""
+    out = Path(p.jobs[0].out)
+    results.make_folder(p.folder, out)
+    results.remove_stale_temporaries(p.folder)
+    results.write_json(
+        {
+            "experiment": p.experiment,
+            "scale": p.scale,
+            "sweep_hash": p.sweep_hash,
+            "axes": p.axes,
+            "overrides": p.overrides,
+            "jobs": len(p.jobs),
+        },
+        p.folder / "sweep.json",
+        out,
+    )
+    launch = runtime.launch_folder()
+    sweep.bar = runtime.progress(total=len(p.jobs), desc=f"{p.experiment} jobs", unit="job", leave=True)
+    cancelled = None
+    try:
+        _hydra(p.hydra_args(args, launch))
+    except Exception as e:  # submitit: a job SLURM cancelled or killed at its time limit
+        if type(e).__name__ != "UncompletedJobError":
+            raise
+        cancelled = sweep.slurm_outcome(launch)
+    finally:
+        sweep.bar.close()
+        sweep.bar = None
+    ran, skipped, missing, elsewhere = _tally(p, run_id)
+    others = f"{elsewhere} running in another process, " if elsewhere else ""
+    logs = launch / ".submitit"
+    if cancelled is not None:
+        then = f"SLURM cancelled {missing + elsewhere} of {len(p.jobs)} jobs; {ran + skipped} done{cancelled}"
+    elif elsewhere:
+        holders = "; ".join(sorted({locks.describe(j) for j in p.held_jobs()}))
+        then = f"{elsewhere} being computed by another run ({holders[:160]}): wait for it"
+    elif missing:
+        then = f"{missing} failed" + (f" (launcher logs: {logs})" if logs.is_dir() else "")
+    else:
+        then = ""
+    tally = f"{p.experiment}/{p.scale}{p.variant}: {len(p.jobs)} jobs ({ran} run, {skipped} skipped, "
+    tally += f"{others}{missing} failed) → {p.folder}"
+    if cancelled is not None:  # the one line that ends a sweep SLURM cancelled
+        print(tally)
+        print(f"mfx: {then}; rerun the same command to resume", file=sys.stderr)
+    else:
+        print(
+            f"{tally}; "
+            + (f"{then}; rerun the same command to resume" if then else f"next: mfx report {p.folder}")
+        )
+    if not (missing or elsewhere) or not logs.is_dir():
+        shutil.rmtree(launch, ignore_errors=True)
+    return missing + elsewhere
 
 
 REFUSED_FLAGS = {"--experimental-rerun"}
@@ -370,20 +417,18 @@ def _one(override: str, name: str) -> str:
     return f"experiment={name}" if override.startswith("experiment=") else override
 
 
-def _tally(p, since: float) -> tuple[int, int, int, int]:
-    """(run, skipped, missing, elsewhere) jobs of a plan: complete since `since`, complete before,
-    not complete, and being computed by another process (its lock is live)."""
-    ran = skipped = elsewhere = 0
-    for job in results.find_jobs([p.folder]):
+def _tally(p, run_id: str) -> tuple[int, int, int, int]:
+    """(run, skipped, missing, elsewhere) jobs of a plan: completed by this run (its id in done.json),
+    complete already (or by another run), not complete, and being computed by another live run."""
+    ran = skipped = 0
+    for job in results.find_jobs([p.folder]) if p.folder.is_dir() else []:
         state, done = results.job_state(job)
         if state == "complete" and str(done.get("sweep_hash")) == p.sweep_hash:
-            if (job / results.DONE).stat().st_mtime >= since:
+            if done.get("run") == run_id:
                 ran += 1
             else:
                 skipped += 1
-    for lock in p.folder.glob(f"*/{locks.LOCK}") if p.folder.is_dir() else []:
-        if results.job_state(lock.parent)[0] != "complete" and locks.held(lock.parent):
-            elsewhere += 1
+    elsewhere = len(p.held_jobs())
     return ran, skipped, max(len(p.jobs) - ran - skipped - elsewhere, 0), elsewhere
 
 
@@ -487,7 +532,7 @@ def _collect(args) -> int:
 
 def _plot(args) -> int:
     _out_folder(args.out)
-    table, _, home = results.load_table(args.table, warn=_warn)
+    table, _, home = results.load_table(args.table, warn=_warn, write=args.out is None)
     out = Path(args.out) if args.out else home / "figures"
     paths = report.draw(table, out)
     print(f"{len(paths)} files → {out}")
@@ -501,7 +546,7 @@ def _out_folder(out: str | None) -> None:
 
 def _report(args) -> int:
     _out_folder(args.out)
-    table, info, home = results.load_table(args.table, warn=_warn)
+    table, info, home = results.load_table(args.table, warn=_warn, write=args.out is None)
     out = Path(args.out) if args.out else home
     path, claims = report.write(table, info, out)
     print(f"{report.summary_by_kind(claims)} → {path}")
