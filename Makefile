@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.mfx-installed
 OUT ?= outputs
 
-.PHONY: install test test-all demo figures audit bench lint clean
+.PHONY: install test test-all test-slurm demo figures audit bench lint clean
 
 install: $(STAMP)
 
@@ -20,8 +20,15 @@ $(STAMP): pyproject.toml
 test: install
 	$(BIN)/python -m pytest -q
 
+# Every test, the real-SLURM ones included when run as root (scripts/slurm-up.sh brings SLURM up).
 test-all: install
+	@if [ "$$(id -u)" = 0 ]; then sh scripts/slurm-up.sh; else echo "not root: the SLURM tests are skipped (make test-slurm as root)"; fi
 	$(BIN)/python -m pytest -q -m "slow or not slow"
+
+# A single-node SLURM with accounting (Debian packages, as root), then the slow SLURM tests.
+test-slurm: install
+	sh scripts/slurm-up.sh
+	$(BIN)/python -m pytest -q -s -m slow tests/test_launchers.py -k slurm
 
 demo: install
 	$(BIN)/mfx run experiment=resnet_phase scale=quick out=$(OUT)

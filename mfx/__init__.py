@@ -4,10 +4,51 @@ quadratic networks (`mfx.quadratic`) and mean-field transformers (`mfx.transform
 
 `mfx.load(path)` reads the results of a sweep as a pandas DataFrame, `mfx.load_claims(path)` its
 claims (see `mfx.api`).  torch, pandas and matplotlib load on first use (`mfx.lazy`).
+
+Start-up settings live here because this module is imported before anything heavy (torch,
+matplotlib, numba): Ctrl-C during those imports is one line and exit 130 (`mfx.cli.main` installs
+Python's own handler again once it runs), mfx always draws with Agg (a backend exported by
+Jupyter, `module://matplotlib_inline…`, would fail every command), and numba's cache goes to a
+writable folder when the installed package is read-only.
 """
 
-from mfx.api import load, load_claims
+import os
+import signal
+import sys
+import tempfile
+
+
+def _interrupted_at_startup(signum, frame):
+    sys.stderr.write("mfx: interrupted\n")
+    os._exit(130)
+
+
+def _private_folder(path: str) -> str:
+    """`path` as a folder only this user can write (numba's cache holds pickles), else a fresh one."""
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        st = os.lstat(path)
+        if not os.path.isdir(path) or os.path.islink(path) or st.st_uid != os.getuid() or st.st_mode & 0o022:
+            return tempfile.mkdtemp(prefix="mfx-numba-")
+    return path
+
+
+# the `mfx` command (or `python -m mfx`), not a library import (pytest, a notebook)
+if (
+    os.path.basename(sys.argv[0] if sys.argv else "") in ("mfx", "-m")
+    and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+):
+    signal.signal(signal.SIGINT, _interrupted_at_startup)
+os.environ["MPLBACKEND"] = "agg"
+if "NUMBA_CACHE_DIR" not in os.environ and not os.access(os.path.dirname(__file__), os.W_OK):
+    os.environ["NUMBA_CACHE_DIR"] = _private_folder(
+        os.path.join(tempfile.gettempdir(), f"mfx-numba-{os.getuid()}")
+    )
 
 __version__ = "0.1.0"
+
+# after the start-up settings above, which must run before anything heavy is imported
+from mfx.api import load, load_claims
 
 __all__ = ["__version__", "load", "load_claims"]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -22,6 +23,8 @@ from pathlib import Path
 import torch
 
 from mfx import results
+
+MAX_BYTES = 2**34  # larger than any artifact mfx makes: a bigger file is not one
 
 
 def key_hash(key: Mapping) -> str:
@@ -44,7 +47,9 @@ def content_hash(tensors: Mapping[str, torch.Tensor]) -> str:
 def _load(path: Path, key_text: str) -> dict | None:
     """The tensors of `path` if it is a sound artifact of `key_text`; else None with a warning."""
     try:
-        obj = torch.load(path, weights_only=True, map_location="cpu")
+        obj = torch.load(
+            io.BytesIO(results.read_regular(path, MAX_BYTES)), weights_only=True, map_location="cpu"
+        )
         tensors = obj["tensors"]
         ok = (
             obj["key"] == key_text
@@ -68,11 +73,13 @@ def _load(path: Path, key_text: str) -> dict | None:
 def cached(name: str, key: Mapping, compute: Callable[[], dict], root: str | Path) -> dict:
     """Return `compute()` (a dict of tensors), cached under `root/name-<hash(key)>.pt`.
 
-    `key` must hold every value that defines the artifact (sizes, seeds, dtype, version…).
+    `key` must hold every value that defines the artifact (sizes, seeds, dtype…); the hash of
+    mfx's code is added to it, so that an artifact made by other code is never reused.
     """
+    key = {**key, "code": results.code_hash()}
     path = Path(root) / f"{name}-{key_hash(key)}.pt"
     text = _key_text(key)
-    if path.exists():
+    if os.path.lexists(path):
         value = _load(path, text)
         if value is not None:
             return value
@@ -80,6 +87,7 @@ def cached(name: str, key: Mapping, compute: Callable[[], dict], root: str | Pat
     tensors = {k: v.detach().cpu() for k, v in value.items()}
     buf = io.BytesIO()
     torch.save({"key": text, "sha256": content_hash(tensors), "tensors": tensors}, buf)
+    results.make_folder(path.parent, path.parent)
     results.remove_stale_temporaries(path.parent)
     results.write_bytes(path, buf.getvalue())
     return value

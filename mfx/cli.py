@@ -10,6 +10,7 @@ works unchanged.  Whatever escapes a command ends as one line on stderr and a no
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import difflib
 import math
@@ -20,6 +21,7 @@ import statistics
 import sys
 import textwrap
 import time
+import uuid
 from pathlib import Path
 
 from omegaconf import OmegaConf
@@ -208,6 +210,10 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # mfx/__init__ exits at once during imports
+    for stream in (sys.stdout, sys.stderr):  # an ASCII terminal (PYTHONIOENCODING=ascii) shows → as \u2192
+        with contextlib.suppress(AttributeError, ValueError):
+            stream.reconfigure(errors="backslashreplace")
     try:
         if argv and argv[0] == "run":
             return _run(argv[1:])
@@ -228,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as e:
         if os.environ.get("MFX_DEBUG"):
             raise
-        print(f"mfx: error: {e}", file=sys.stderr)
+        print(f"mfx: error: {results.printable(e)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         if os.environ.get("MFX_DEBUG"):
@@ -271,7 +277,7 @@ def _run(args: list[str], combined: bool = True) -> int:
             "run: name an experiment: mfx run experiment=NAME (`mfx list` names them, `mfx run --help`)"
         )
     # Every sweep is validated before any runs: a mistake in the second writes nothing for the first.
-    plans = [sweep.plan([_one(o, name) for o in overrides]) for name in names]
+    plans = [q for name in names for q in sweep.plans([_one(o, name) for o in overrides])]
     if (
         printing
         and _flag_value(args, ("--cfg", "-c")) == "job"
@@ -281,58 +287,99 @@ def _run(args: list[str], combined: bool = True) -> int:
             print(_job_config(p))
         return 0
     if printing:
-        return max(_hydra(p.hydra_overrides() + [_one(a, p.experiment) for a in args]) for p in plans)
+        return max(_hydra(p.hydra_overrides() + [p.replace.get(a, a) for a in _args(args, p)]) for p in plans)
     if dry:
         return _dry_run(plans)
     previous = signal.signal(signal.SIGTERM, _interrupt)
-    done = failed = 0
+    run_id, saved = uuid.uuid4().hex, os.environ.get(results.RUN_ID)
+    os.environ[results.RUN_ID] = run_id  # jobs sign their done.json: the tally counts this run's own
+    failed = 0
     estimates = [_pending_time(_job_states(p)) for p in plans] if len(plans) > 1 else []
     try:
         for i, p in enumerate(plans):
-            start = time.time()
-            results.remove_stale_temporaries(p.folder)
-            results.write_json(
-                {
-                    "experiment": p.experiment,
-                    "scale": p.scale,
-                    "sweep_hash": p.sweep_hash,
-                    "axes": p.axes,
-                    "overrides": p.overrides,
-                    "jobs": len(p.jobs),
-                },
-                p.folder / "sweep.json",
-            )
             todo = _job_states(p)
-            if len(plans) > 1:  # experiment=all: where the whole run stands
-                print(_progress(plans, i, todo, estimates), flush=True)
-            if not (p.jobs[0].resume and all(done for done, _ in todo)):  # a finished sweep launches nothing
-                sweep.bar = runtime.progress(
-                    total=len(p.jobs), desc=f"{p.experiment} jobs", unit="job", leave=True
-                )
-                try:
-                    _hydra(p.hydra_overrides() + [_one(a, p.experiment) for a in args])
-                finally:
-                    sweep.bar.close()
-                    sweep.bar = None
-            ran, skipped, missing, elsewhere = _tally(p, start)
-            done, failed = done + ran + skipped, failed + missing
-            others = f"{elsewhere} running in another process, " if elsewhere else ""
-            print(
-                f"{p.experiment}/{p.scale}{p.variant}: {len(p.jobs)} jobs ({ran} run, {skipped} skipped, "
-                f"{others}{missing} failed) → {p.folder}; next: mfx report {p.folder}"
-            )
+            progress = _progress(plans, i, todo, estimates) if len(plans) > 1 else ""
+            failed += _run_plan(p, _args(args, p), run_id, todo, progress)
     except KeyboardInterrupt:
         total = sum(len(p.jobs) for p in plans)
-        complete = sum(_tally(p, time.time())[1] for p in plans)
+        complete = sum(_tally(p, run_id)[0] + _tally(p, run_id)[1] for p in plans)
         print(
             f"interrupted: {complete} of {total} jobs done; rerun the same command to resume", file=sys.stderr
         )
         return 130
     finally:
         signal.signal(signal.SIGTERM, previous)
+        if saved is None:
+            os.environ.pop(results.RUN_ID, None)
+        else:
+            os.environ[results.RUN_ID] = saved
     if len(plans) > 1 and combined:
         _combined_report(plans)
     return 1 if failed else 0
+
+
+def _args(args: list[str], p) -> list[str]:
+    return [_one(a, p.experiment) for a in args]
+
+
+def _run_plan(p, args: list[str], run_id: str, todo, progress: str) -> int:
+    """Run one sweep; print its tally (and, if a job could not run, the way out); return the number
+    of jobs not complete.  `todo` is `_job_states(p)`; `progress` where a run of several sweeps stands."""
+    out = Path(p.jobs[0].out)
+    results.make_folder(p.folder, out)
+    results.remove_stale_temporaries(p.folder)
+    results.write_json(
+        {
+            "experiment": p.experiment,
+            "scale": p.scale,
+            "sweep_hash": p.sweep_hash,
+            "axes": p.axes,
+            "overrides": p.overrides,
+            "jobs": len(p.jobs),
+        },
+        p.folder / "sweep.json",
+        out,
+    )
+    if progress:
+        print(progress, flush=True)
+    launch = runtime.launch_folder()
+    cancelled = None
+    if not (p.jobs[0].resume and all(done for done, _ in todo)):  # a finished sweep launches nothing
+        sweep.bar = runtime.progress(total=len(p.jobs), desc=f"{p.experiment} jobs", unit="job", leave=True)
+        try:
+            _hydra(p.hydra_args(args, launch))
+        except Exception as e:  # submitit: a job SLURM cancelled or killed at its time limit
+            if type(e).__name__ != "UncompletedJobError":
+                raise
+            cancelled = sweep.slurm_outcome(launch)
+        finally:
+            sweep.bar.close()
+            sweep.bar = None
+    ran, skipped, missing, elsewhere = _tally(p, run_id)
+    others = f"{elsewhere} running in another process, " if elsewhere else ""
+    logs = launch / ".submitit"
+    if cancelled is not None:
+        then = f"SLURM cancelled {missing + elsewhere} of {len(p.jobs)} jobs; {ran + skipped} done{cancelled}"
+    elif elsewhere:
+        holders = "; ".join(sorted({locks.describe(j) for j in p.held_jobs()}))
+        then = f"{elsewhere} being computed by another run ({holders[:160]}): wait for it"
+    elif missing:
+        then = f"{missing} failed" + (f" (launcher logs: {logs})" if logs.is_dir() else "")
+    else:
+        then = ""
+    tally = f"{p.experiment}/{p.scale}{p.variant}: {len(p.jobs)} jobs ({ran} run, {skipped} skipped, "
+    tally += f"{others}{missing} failed) → {p.folder}"
+    if cancelled is not None:  # the one line that ends a sweep SLURM cancelled
+        print(tally)
+        print(f"mfx: {then}; rerun the same command to resume", file=sys.stderr)
+    else:
+        print(
+            f"{tally}; "
+            + (f"{then}; rerun the same command to resume" if then else f"next: mfx report {p.folder}")
+        )
+    if not (missing or elsewhere) or not logs.is_dir():
+        shutil.rmtree(launch, ignore_errors=True)
+    return missing + elsewhere
 
 
 def _progress(plans, i: int, todo, later: list[tuple[float, int]]) -> str:
@@ -499,20 +546,18 @@ def _one(override: str, name: str) -> str:
     return f"experiment={name}" if override.startswith("experiment=") else override
 
 
-def _tally(p, since: float) -> tuple[int, int, int, int]:
-    """(run, skipped, missing, elsewhere) jobs of a plan: complete since `since`, complete before,
-    not complete, and being computed by another process (its lock is live)."""
-    ran = skipped = elsewhere = 0
-    for job in results.find_jobs([p.folder]):
+def _tally(p, run_id: str) -> tuple[int, int, int, int]:
+    """(run, skipped, missing, elsewhere) jobs of a plan: completed by this run (its id in done.json),
+    complete already (or by another run), not complete, and being computed by another live run."""
+    ran = skipped = 0
+    for job in results.find_jobs([p.folder]) if p.folder.is_dir() else []:
         state, done = results.job_state(job)
         if state == "complete" and str(done.get("sweep_hash")) == p.sweep_hash:
-            if (job / results.DONE).stat().st_mtime >= since:
+            if done.get("run") == run_id:
                 ran += 1
             else:
                 skipped += 1
-    for lock in p.folder.glob(f"*/{locks.LOCK}") if p.folder.is_dir() else []:
-        if results.job_state(lock.parent)[0] != "complete" and locks.held(lock.parent):
-            elsewhere += 1
+    elsewhere = len(p.held_jobs())
     return ran, skipped, max(len(p.jobs) - ran - skipped - elsewhere, 0), elsewhere
 
 
@@ -660,7 +705,7 @@ def _collect(args) -> int:
 
 def _plot(args) -> int:
     _out_folder(args.out)
-    table, _, home = results.load_table(args.table, warn=_warn)
+    table, _, home = results.load_table(args.table, warn=_warn, write=args.out is None)
     out = Path(args.out) if args.out else home / "figures"
     paths = report.draw(table, out)
     print(f"{len(paths)} files → {out}")
@@ -676,7 +721,8 @@ def _report(args) -> int:
     _out_folder(args.out)
     path = Path(args.table)
     found = api.sweeps(path, mixed=args.mixed, warn=_warn)
-    for s in found if path.is_dir() else []:  # each sweep's table beside its jobs, as `mfx collect` writes
+    # each sweep's table beside its jobs, as `mfx collect` writes; with --out nothing is written in the sweep
+    for s in found if path.is_dir() and args.out is None else []:
         results.write_csv(s.table, s.folder / results.TABLE)
         results.write_json(s.info, s.folder / results.TABLE_INFO)
     parts = [report.Part(s.table, s.info, "" if args.mixed else _variant(s.folder)) for s in found]

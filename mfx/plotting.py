@@ -8,6 +8,7 @@ only the experiments, never import matplotlib (most of a worker's start-up time)
 from __future__ import annotations
 
 import importlib
+import io
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,6 +25,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.transforms import ScaledTranslation
 
+from mfx import results
 from mfx.experiment import FAMILIES
 
 # Applied to matplotlib's global rcParams when this module is imported (only processes that draw
@@ -207,12 +209,14 @@ def colors(n: int) -> list:
 
 
 def save_figure(fig, stem: str | Path) -> list[Path]:
-    """Write `stem.pdf` and `stem.png`; close the figure; return both paths."""
+    """Write `stem.pdf` and `stem.png` (each to a temporary name, then renamed: never through a
+    planted link); close the figure; return both paths."""
     stem = Path(stem)
-    stem.parent.mkdir(parents=True, exist_ok=True)
     paths = [stem.with_suffix(".pdf"), stem.with_suffix(".png")]
-    fig.savefig(paths[0], metadata=PDF_METADATA)
-    fig.savefig(paths[1], metadata=PNG_METADATA)
+    for path, metadata in zip(paths, (PDF_METADATA, PNG_METADATA)):
+        buf = io.BytesIO()
+        fig.savefig(buf, format=path.suffix[1:], metadata=metadata)
+        results.write_bytes(path, buf.getvalue())
     plt.close(fig)
     return paths
 

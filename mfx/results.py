@@ -17,6 +17,7 @@ devices and dates (the report's provenance header).
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import hashlib
 import io
@@ -24,8 +25,9 @@ import json
 import os
 import platform
 import re
+import secrets
+import stat
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 
@@ -55,12 +57,6 @@ VOLATILE = ("out", "cache_dir", "resume", "sweep_hash", "variant", "runtime.thre
 # ------------------------------------------------------------------------------------ writing
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
 def _host() -> str:
     return re.sub(r"[^A-Za-z0-9]", "", platform.node())[:32] or "host"
 
@@ -68,30 +64,100 @@ def _host() -> str:
 TEMPORARY = re.compile(r"^\..+\.(?P<host>[A-Za-z0-9]*)-(?P<pid>\d+)\.[A-Za-z0-9_]+\.tmp$")
 
 
-def write_bytes(path: Path, data: bytes) -> Path:
+def write_bytes(path: Path, data: bytes, root: Path | None = None) -> Path:
     """Write atomically (temporary name, then rename) with the user's umask; never leave a temporary.
 
     A reader, a resumed sweep or a concurrent writer sees the old file or the new one, never half.
     The temporary's name holds the writer's host and pid, so that one left by a killed process is
-    recognised and removed (`remove_stale_temporaries`).
+    recognised and removed (`remove_stale_temporaries`).  In a shared folder nothing is written
+    through a link: the folders below `root` (default: the file's own folder) are opened without
+    following symbolic links, and the rename replaces a planted link rather than writing through it.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(
-        dir=path.parent, prefix=f".{path.name}.{_host()}-{os.getpid()}.", suffix=".tmp"
-    )
+    name = f".{path.name}.{_host()}-{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    fd_dir = open_folder(path.parent, path.parent if root is None else root)
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp creates 0600
-        os.replace(tmp, path)
-    except BaseException as e:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(e, OSError) and not e.filename:  # name the file the user will look for
-            raise OSError(e.errno, e.strerror or str(e), str(path)) from None
-        raise
+        fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666, dir_fd=fd_dir)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(name, path.name, src_dir_fd=fd_dir, dst_dir_fd=fd_dir)
+        except BaseException as e:
+            with contextlib.suppress(OSError):
+                os.unlink(name, dir_fd=fd_dir)
+            if isinstance(e, OSError) and not e.filename:  # name the file the user will look for
+                raise OSError(e.errno, e.strerror or str(e), str(path)) from None
+            raise
+    finally:
+        os.close(fd_dir)
     return path
+
+
+def open_folder(folder: Path, root: Path) -> int:
+    """A descriptor of `folder`, created if missing, reached from `root` without following a symbolic
+    link below `root` (a planted link in a shared folder must not redirect mfx's writes)."""
+    folder, root = Path(os.path.abspath(folder)), Path(os.path.abspath(root))
+    parts = folder.relative_to(root).parts
+    root.mkdir(parents=True, exist_ok=True)
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for i, part in enumerate(parts):
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(part, 0o777, dir_fd=fd)
+            try:
+                nxt = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            except OSError as e:
+                where = root.joinpath(*parts[: i + 1])
+                if e.errno in (errno.ELOOP, errno.ENOTDIR) and os.path.islink(where):
+                    raise OSError(
+                        e.errno, "a symbolic link mfx did not create: not written through", str(where)
+                    ) from None
+                raise OSError(e.errno, e.strerror, str(where)) from None
+            os.close(fd)
+            fd = nxt
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def make_folder(folder: Path, root: Path) -> Path:
+    """Create `folder` below `root` without following a link (see `open_folder`)."""
+    os.close(open_folder(folder, root))
+    return Path(folder)
+
+
+MAX_ROWS_BYTES = 256 * 2**20  # a paper-scale job writes < 10 MB: larger is not an mfx rows file
+MAX_JSON_BYTES = 16 * 2**20
+
+
+class Damaged(ValueError):
+    """A file of a job or table that is not what mfx wrote (its message names the file)."""
+
+
+def read_regular(path: Path, limit: int) -> bytes:
+    """The bytes of `path` if it is a regular file (not a link, FIFO or device) of at most `limit` bytes."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise Damaged(f"{path} is a symbolic link (mfx reads no link it did not write)") from None
+        raise
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise Damaged(f"{path} is not a regular file")
+        if st.st_size > limit:
+            raise Damaged(f"{path} is larger than {limit // 2**20} MiB (not an mfx file)")
+        return f.read(limit + 1)
+
+
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """`text` with control characters (terminal escapes, BEL) shown as \\xNN: safe for a terminal."""
+    return CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text))
 
 
 def remove_stale_temporaries(folder: Path) -> int:
@@ -110,16 +176,29 @@ def remove_stale_temporaries(folder: Path) -> int:
     return removed
 
 
+FORMULA = ("=", "+", "-", "@", "\t", "\r")  # a cell a spreadsheet would evaluate
+
+
+def _is_text(column: pd.Series) -> bool:
+    return column.dtype == object or pd.api.types.is_string_dtype(column)
+
+
 def csv_bytes(df: pd.DataFrame) -> bytes:
+    """CSV of a table; a text cell that a spreadsheet would run as a formula gets a leading "'"."""
+    text = [c for c in df.columns if _is_text(df[c])]
+    if text:
+        df = df.copy()
+        for c in text:
+            df[c] = df[c].map(lambda v: "'" + v if isinstance(v, str) and v.startswith(FORMULA) else v)
     return df.to_csv(index=False, float_format=FLOAT_FORMAT, lineterminator="\n").encode()
 
 
-def write_csv(df: pd.DataFrame, path: Path) -> Path:
-    return write_bytes(path, csv_bytes(df))
+def write_csv(df: pd.DataFrame, path: Path, root: Path | None = None) -> Path:
+    return write_bytes(path, csv_bytes(df), root)
 
 
-def write_json(obj, path: Path) -> Path:
-    return write_bytes(path, (json.dumps(obj, indent=2, default=str) + "\n").encode())
+def write_json(obj, path: Path, root: Path | None = None) -> Path:
+    return write_bytes(path, (json.dumps(obj, indent=2, default=str) + "\n").encode(), root)
 
 
 def to_frame(rows, experiment: str, scale: str) -> pd.DataFrame:
@@ -203,12 +282,25 @@ def job_hash(cfg: DictConfig) -> str:
 # ------------------------------------------------------------------------------------ one job
 
 
-def write_job(job_dir: Path, rows: pd.DataFrame, cfg: DictConfig, device: str, seconds: float, extra: dict):
-    """Write rows.csv, provenance.json and, last, done.json (the job's completion marker)."""
+RUN_ID = "MFX_RUN_ID"  # set by `mfx run` for its jobs (inherited by launchers): whose job is whose
+
+
+def write_job(
+    job_dir: Path,
+    rows: pd.DataFrame,
+    cfg: DictConfig,
+    device: str,
+    seconds: float,
+    extra: dict,
+    root: Path | None = None,
+):
+    """Write rows.csv, provenance.json and, last, done.json (the job's completion marker), without
+    following a link below `root` (the sweep's `out`)."""
     job_dir = Path(job_dir)
+    root = job_dir if root is None else root
     data = csv_bytes(rows)
     commit, dirty = git_state()
-    write_bytes(job_dir / ROWS, data)
+    write_bytes(job_dir / ROWS, data, root)
     provenance = {
         "mfx": mfx.__version__,
         "git_commit": commit,
@@ -226,38 +318,84 @@ def write_job(job_dir: Path, rows: pd.DataFrame, cfg: DictConfig, device: str, s
         **extra,
         "config": OmegaConf.to_container(cfg, resolve=True),
     }
-    write_json(provenance, job_dir / PROVENANCE)
+    write_json(provenance, job_dir / PROVENANCE, root)
     done = {
         "job_hash": job_hash(cfg),
         "config_hash": config_hash(cfg),
         "sweep_hash": cfg.get("sweep_hash"),
+        "experiment": cfg.get("name"),
+        "scale": cfg.get("scale"),
         "rows": len(rows),
         "rows_sha256": hashlib.sha256(data).hexdigest(),
+        "run": os.environ.get(RUN_ID),
     }
-    write_json(done, job_dir / DONE)
+    write_json(done, job_dir / DONE, root)
 
 
 def read_json(path: Path):
+    """A JSON object from a regular file of bounded size and depth, else None."""
     try:
-        obj = json.loads(Path(path).read_text())
-    except (OSError, ValueError, UnicodeDecodeError):
+        obj = json.loads(read_regular(Path(path), MAX_JSON_BYTES))
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
         return None
     return obj if isinstance(obj, dict) else None
 
 
+MAX_ROWS = 10**7  # more rows than any job writes: a larger count is not mfx's
+
+
+def _sound_done(done: dict) -> bool:
+    rows, sha = done.get("rows"), done.get("rows_sha256")
+    return (
+        type(rows) is int
+        and 0 <= rows <= MAX_ROWS
+        and isinstance(sha, str)
+        and re.fullmatch(r"[0-9a-f]{64}", sha) is not None
+    )
+
+
 def job_state(job_dir: Path) -> tuple[str, dict | None]:
-    """("complete" | "incomplete" | "damaged", done.json): complete iff the marker matches rows.csv."""
+    """("complete" | "incomplete" | "damaged", done.json): complete iff the marker matches rows.csv;
+    a marker that is not a small regular JSON file with a plausible count is damaged."""
     job_dir = Path(job_dir)
-    done = read_json(job_dir / DONE)
-    if done is None:
+    if not os.path.lexists(job_dir / DONE):
         return "incomplete", None
-    try:
-        data = (job_dir / ROWS).read_bytes()
-    except OSError:
+    done = read_json(job_dir / DONE)
+    if done is None or not _sound_done(done):
         return "damaged", done
-    if hashlib.sha256(data).hexdigest() != done.get("rows_sha256") or not (job_dir / PROVENANCE).is_file():
+    try:
+        data = read_regular(job_dir / ROWS, MAX_ROWS_BYTES)
+    except (OSError, Damaged):
+        return "damaged", done
+    try:
+        provenance = stat.S_ISREG(os.lstat(job_dir / PROVENANCE).st_mode)
+    except OSError:
+        provenance = False
+    if hashlib.sha256(data).hexdigest() != done["rows_sha256"] or not provenance:
         return "damaged", done
     return "complete", done
+
+
+def why_damaged(job_dir: Path) -> str:
+    """Which file of a damaged job is wrong, and how (for the one-line refusal)."""
+    done = job_dir / DONE
+    try:
+        obj = json.loads(read_regular(done, MAX_JSON_BYTES))
+    except Damaged as e:
+        return str(e)
+    except RecursionError:
+        return f"{done} is nested too deeply (not an mfx file)"
+    except (OSError, ValueError, UnicodeDecodeError) as e:
+        return f"{done} is not readable JSON ({type(e).__name__})"
+    if not isinstance(obj, dict) or not _sound_done(obj):
+        return f"{done} does not hold a row count (0 to {MAX_ROWS}) and a SHA-256"
+    try:
+        read_regular(job_dir / ROWS, MAX_ROWS_BYTES)
+    except Damaged as e:
+        return str(e)
+    except OSError as e:
+        return f"{job_dir / ROWS}: {e.strerror}"
+    return f"{job_dir / ROWS} does not match {DONE}"
 
 
 def mark_incomplete(job_dir: Path) -> None:
@@ -284,14 +422,35 @@ def experiment_rows(table: pd.DataFrame, name: str, scale: str) -> pd.DataFrame:
     return read_csv(io.StringIO(rows.to_csv(index=False, float_format=FLOAT_FORMAT)))
 
 
+def walk(root: Path):
+    """os.walk of `root` that follows no link and reports an unreadable folder (never skips it)."""
+
+    def unreadable(e: OSError):
+        raise ConfigError(
+            f"cannot read the folder {printable(e.filename)} ({e.strerror}): fix its permissions"
+        )
+
+    yield from os.walk(root, onerror=unreadable, followlinks=False)
+
+
 def find_jobs(dirs) -> list[Path]:
     """Every job folder under `dirs`: a folder holding rows.csv or done.json."""
-    found = {p.parent for d in dirs for pattern in (ROWS, DONE) for p in Path(d).rglob(pattern)}
+    found = set()
+    for d in dirs:
+        for folder, _, files in walk(Path(d)):
+            if ROWS in files or DONE in files:
+                found.add(Path(folder))
     return sorted(found)
 
 
+SWEEP_FOLDER = re.compile(r"^(?P<scale>[a-z]+)(-[0-9a-f]{8})?$")
+
+
 def _check_rows(path: Path, done: dict) -> pd.DataFrame:
-    data = path.read_bytes()
+    """The rows of a complete job, refused (naming the file) unless they are what mfx writes: the
+    declared columns and count, registered experiment and scale matching the job's folder and
+    marker, numeric values, finite where status is ok, no duplicated row, no control character."""
+    data = read_regular(path, MAX_ROWS_BYTES)
     if not data.endswith(b"\n"):
         raise ConfigError(f"collect: {path} is damaged (its last line is cut)")
     try:
@@ -303,7 +462,40 @@ def _check_rows(path: Path, done: dict) -> pd.DataFrame:
         raise ConfigError(f"collect: {path} has columns {cols[:2]}…{cols[-3:]}, expected {FIRST}…{LAST}")
     if len(df) != done.get("rows"):
         raise ConfigError(f"collect: {path} has {len(df)} rows, {done.get('rows')} were written")
+    bad = _bad_rows(df, path.parent, done)
+    if bad:
+        raise ConfigError(f"collect: {path} {bad}; rerun its sweep (or remove the job folder)")
     return df
+
+
+def _bad_rows(df: pd.DataFrame, job: Path, done: dict) -> str:
+    """What is wrong with the rows of `job` (empty if nothing)."""
+    if df.empty:
+        return ""
+    names = set(df["experiment"].astype(str)) | set(df["scale"].astype(str))
+    texts = [v for c in df.columns if _is_text(df[c]) for v in df[c].dropna().astype(str)]
+    if any(CONTROL.search(v) or "\n" in v for v in [*texts, *map(str, df.columns)]):
+        return "holds control characters"
+    if len(set(df["experiment"])) != 1 or len(set(df["scale"])) != 1:
+        return f"mixes experiments or scales ({', '.join(sorted(names))})"
+    name, scale = str(df["experiment"].iloc[0]), str(df["scale"].iloc[0])
+    if name not in registry.load_all() or scale not in SCALES:
+        return f"holds rows of an unknown experiment or scale ({name}/{scale})"
+    folder = SWEEP_FOLDER.match(job.parent.name)
+    expected = [(done.get("experiment"), done.get("scale"))]
+    if folder and job.parent.parent.name in registry.load_all():
+        expected.append((job.parent.parent.name, folder["scale"]))
+    for exp, sc in expected:
+        if exp is not None and sc is not None and (exp, sc) != (name, scale):
+            return f"holds rows of {name}/{scale} in a job of {exp}/{sc}"
+    if not pd.api.types.is_numeric_dtype(df["value"]):
+        return "has a non-numeric value"
+    ok = df["status"].astype(str) == "ok"
+    if (~np.isfinite(df["value"].to_numpy(dtype=float)) & ok).any():
+        return "has a non-finite value with status ok"
+    if df.duplicated().any():
+        return f"repeats a row ({int(df.duplicated().sum())} duplicates)"
+    return ""
 
 
 def collect(dirs, mixed: bool = False) -> tuple[pd.DataFrame, dict]:
@@ -316,15 +508,21 @@ def collect(dirs, mixed: bool = False) -> tuple[pd.DataFrame, dict]:
     for d in dirs:
         if not Path(d).is_dir():
             raise ConfigError(f"collect: {d} is not a directory")
-    frames, jobs, skipped = [], [], 0
+    frames, jobs, skipped, seen = [], [], 0, {}
     for job in find_jobs(dirs):
         state, done = job_state(job)
         if state == "incomplete":
             skipped += 1
             continue
         if state == "damaged":
-            raise ConfigError(f"collect: {job / ROWS} is damaged (it does not match {DONE}); rerun its sweep")
+            raise ConfigError(f"collect: {why_damaged(job)}: the job is damaged; rerun its sweep")
         df = _check_rows(job / ROWS, done)
+        twin = seen.setdefault((done.get("sweep_hash"), done.get("config_hash")), job)
+        if twin != job:  # a backup copy (`cp -a quick quick.bak`) or a renamed job folder
+            raise ConfigError(
+                f"collect: {job} and {twin} hold the same job (a copy?); collect one sweep folder, "
+                "or move the copy out of the folders collected"
+            )
         df["config_hash"] = done.get("config_hash")
         frames.append(df)
         prov = read_json(job / PROVENANCE) or {}
@@ -430,25 +628,28 @@ def valid_table(table: pd.DataFrame, path) -> pd.DataFrame:
 
 def _read_table(path: Path) -> pd.DataFrame:
     try:
-        return valid_table(read_csv(path), path)
+        return valid_table(read_csv(io.BytesIO(read_regular(path, MAX_ROWS_BYTES * 4))), path)
     except ConfigError:
         raise
+    except Damaged as e:
+        raise ConfigError(str(e)) from None
     except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as e:
         raise ConfigError(f"{path}: not a readable CSV table ({str(e).splitlines()[0]})") from None
 
 
-def load_table(path: str | Path, warn=print) -> tuple[pd.DataFrame, dict, Path]:
+def load_table(path: str | Path, warn=print, write: bool = True) -> tuple[pd.DataFrame, dict, Path]:
     """A collected table, its provenance and the directory it belongs to (where figures go).
 
-    A directory with jobs is collected afresh (so a report never shows a stale table) and its
-    table.csv rewritten; a directory without jobs, or a table.csv file, is read as it is, with a
-    warning if jobs beside it are newer.
+    A directory with jobs is collected afresh (so a report never shows a stale table) and, if
+    `write` (no `--out` elsewhere was given), its table.csv rewritten; a directory without jobs, or a
+    table.csv file, is read as it is, with a warning if jobs beside it are newer.
     """
     path = Path(path)
     if path.is_dir() and find_jobs([path]):
         table, info = collect([path])
-        write_csv(table, path / TABLE)
-        write_json(info, path / TABLE_INFO)
+        if write:
+            write_csv(table, path / TABLE)
+            write_json(info, path / TABLE_INFO)
         return table, info, path
     file = path / TABLE if path.is_dir() else path
     if not file.is_file():
@@ -472,7 +673,7 @@ def sweeps_under(root) -> list[dict]:
     """The sweeps under `root` (folders with sweep.json, or holding job folders): folder, jobs
     planned (None if unknown), complete and incomplete job counts."""
     root = Path(root)
-    folders = {p.parent for p in root.rglob(SWEEP)}
+    folders = {Path(f) for f, _, files in walk(root) if SWEEP in files}
     for job in find_jobs([root]):
         if not any(f == job or f in job.parents for f in folders):
             folders.add(job.parent)

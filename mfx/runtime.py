@@ -8,9 +8,12 @@ two streams (say the data and the weights of one seed) never share numbers.
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
+import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import torch
 from tqdm.auto import tqdm
@@ -74,3 +77,21 @@ def progress(iterable: Iterable | None = None, **kwargs) -> tqdm:
     """A tqdm bar that stays quiet when stdout is not a terminal (logs, CI, launchers)."""
     kwargs.setdefault("leave", False)
     return tqdm(iterable, disable=not sys.stdout.isatty(), dynamic_ncols=True, **kwargs)
+
+
+def launch_folder() -> Path:
+    """A fresh private folder (mode 0700, this user's) for the files Hydra and the launchers write
+    for themselves: multirun.yaml, .hydra/, job logs and submitit's pickles, which hold code.  They
+    never go to the shared output folder, whose writers could swap a pickle for their own.
+
+    $MFX_LAUNCH_DIR, else ~/.cache/mfx/launch (on a cluster, home is seen by every node; SLURM jobs
+    read their pickle from there), else the temporary folder (a read-only home).
+    """
+    base = os.environ.get("MFX_LAUNCH_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "mfx", "launch"
+    )
+    try:
+        os.makedirs(base, 0o700, exist_ok=True)
+        return Path(tempfile.mkdtemp(dir=base, prefix="run-"))
+    except OSError:
+        return Path(tempfile.mkdtemp(prefix="mfx-launch-"))

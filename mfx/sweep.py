@@ -12,10 +12,12 @@ import difflib
 import itertools
 import os
 import re
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import hydra
@@ -45,10 +47,20 @@ class Plan:
     sweep_hash: str
     variant: str  # "" for the experiment's own configuration, else "-<sweep_hash>"
     overrides: list[str]  # the non-grid overrides that make the variant
+    # a sweep of a key that is not a grid axis is one plan per value: its override line → this value
+    replace: dict[str, str] = field(default_factory=dict)
+    launcher: str = ""  # the Hydra launcher's class (…SlurmLauncher, …BasicLauncher)
 
     @property
     def folder(self) -> Path:
         return Path(self.jobs[0].out) / self.experiment / f"{self.scale}{self.variant}"
+
+    def held_jobs(self) -> list[Path]:
+        """The incomplete jobs of this sweep whose lock a live owner holds (another run)."""
+        if not self.folder.is_dir():
+            return []
+        jobs = {*results.find_jobs([self.folder]), *(p.parent for p in self.folder.glob(f"*/{locks.LOCK}"))}
+        return [j for j in sorted(jobs) if results.job_state(j)[0] != "complete" and locks.held(j)]
 
     def hydra_overrides(self) -> list[str]:
         """What `mfx run` adds for Hydra: the sweep's identity, folder and job-folder names."""
@@ -58,6 +70,23 @@ class Plan:
             f"sweep_hash='{self.sweep_hash}'",  # quoted: an all-digit hash must stay a string
             f"variant={self.variant!r}" if self.variant else "variant=''",
             f"hydra.job.config.override_dirname.exclude_keys=[{','.join(exclude)}]",
+        ]
+
+    def hydra_args(self, args: list[str], launch_dir: Path) -> list[str]:
+        """The arguments of this plan's Hydra multirun.  Hydra's own files (multirun.yaml, .hydra/,
+        job logs, submitit's pickles: `${hydra.sweep.dir}/.submitit`) go to the private `launch_dir`;
+        each job writes its data under `out` itself (`task`)."""
+        return [
+            *self.hydra_overrides(),
+            *[self.replace.get(a, a) for a in args],
+            f"hydra.sweep.dir='{launch_dir}'",
+            # one flat folder, made before sbatch: with submitit's default `.submitit/%j` an array
+            # task can start before its folder exists, and SLURM fails it (it cannot open its log)
+            *(
+                [f"hydra.launcher.submitit_folder='{launch_dir}/.submitit'"]
+                if "submitit" in self.launcher
+                else []
+            ),
         ]
 
 
@@ -77,19 +106,111 @@ EXCLUDE_FROM_JOB_DIR = (
 )
 
 
-def plan(overrides: list[str]) -> Plan:
-    """Compose and validate the config of every job of the sweep; raise ConfigError on a mistake.
+def plans(overrides: list[str]) -> list[Plan]:
+    """Validate a sweep; a sweep of a key that is not a grid axis is one sweep per value.
 
-    Mirrors Hydra's basic sweeper: the experiment's `hydra.sweeper.params` give the axes, and a
-    command-line override of the same key (a sweep `k=a,b` or a single value) replaces that axis.
-    The sweep's identity is its configuration without the axes: when it differs from the
-    experiment's own (e.g. `model.K=20`), the sweep goes to the folder `<scale>-<hash>`.
+    `seed=0,1`, `scale=quick,paper`, `runtime.dtype=float32,float64` or `out=a,b` give each value its
+    own sweep (own configuration hash and folder), run in turn, so that no job folder ever holds
+    rows of another configuration.  A value given twice, or values that make the same sweep folder
+    (`runtime.threads=1,2`: threads do not change the numbers), are refused with one line.
     """
     parser = OverridesParser.create()
+    parsed = _parse(parser, overrides)
+    _refuse_hydra_keys(parsed)
+    _refuse_control_characters(parsed)
+    _experiment_name(parsed)
+    plain = [o.input_line for o in parsed if not o.is_sweep_override()]
+    _refuse_new_keys(parsed, plain)
+    cfg = _compose(plain)
+    grid = set((cfg.hydra.sweeper.params or {}).keys())
+    split = [o for o in parsed if o.is_sweep_override() and o.get_key_element() not in grid]
+    choices = []
+    for o in split:
+        _discrete(o)
+        _refuse_repeats(o)
+        prefix = o.input_line.split("=", 1)[0]
+        choices.append([(o.input_line, f"{prefix}={v}") for v in o.sweep_string_iterator()])
+    out = []
+    for combo in itertools.product(*choices):
+        replace = dict(combo)
+        p = plan([replace.get(line, line) for line in overrides])
+        p.replace = replace
+        out.append(p)
+    folders: dict[Path, Plan] = {}
+    for p in out:
+        other = folders.setdefault(Path(os.path.abspath(p.folder)), p)
+        if other is not p:
+            lines = ", ".join(o.input_line for o in split)
+            raise ConfigError(
+                f"{lines}: two values make the same sweep {p.folder} (a key that does not change the "
+                "numbers, or one value spelled twice); give one value"
+            )
+    return out
+
+
+# Hydra keys a user may set: the launcher and its resources (partition, time, memory), the search
+# path.  Every other `hydra.*` key (sweep.dir, sweep.subdir, run.dir, output_subdir, job_logging,
+# sweeper.params, job.chdir, …) is derived by mfx from `out` and the grid: overriding it would
+# write outside `out`, or several jobs into one folder.
+HYDRA_ALLOWED = ("hydra/launcher", "hydra.searchpath")
+
+
+def _refuse_hydra_keys(parsed) -> None:
+    for o in parsed:
+        key = o.key_or_group
+        if not (key == "hydra" or key.startswith(("hydra.", "hydra/"))):
+            continue
+        launcher = key.startswith("hydra.launcher.") and key != "hydra.launcher.submitit_folder"
+        if key not in HYDRA_ALLOWED and not launcher:
+            raise ConfigError(
+                f"{key} is set by mfx: every file of a sweep goes under out= (write out=DIR to move it; "
+                "hydra/launcher and hydra.launcher.* are yours)"
+            )
+
+
+def _refuse_control_characters(parsed) -> None:
+    for o in parsed:
+        if results.CONTROL.search(o.input_line) or "\n" in o.input_line:
+            raise ConfigError(f"override {results.printable(o.input_line)!r} holds a control character")
+
+
+def _parse(parser, overrides: list[str]):
     try:
-        parsed = parser.parse_overrides(overrides)
+        return parser.parse_overrides(overrides)
     except HydraException as e:
+        for line in overrides:  # Hydra's grammar takes non-ASCII characters only in quotes
+            key, _, value = line.partition("=")
+            if not value.isascii() and not value.startswith(("'", '"')):
+                raise ConfigError(
+                    f"{key}: a value with non-ASCII characters must be quoted: {key}='{value}'"
+                ) from None
         raise ConfigError(f"malformed override: {str(e).splitlines()[0]}") from None
+
+
+def _discrete(o) -> None:
+    if not o.is_discrete_sweep() or o.value_type.name == "GLOB_CHOICE_SWEEP":
+        raise ConfigError(
+            f"{o.get_key_element()}: only comma-separated sweeps (a,b,c) are supported (got {o.input_line!r})"
+        )
+
+
+def _refuse_repeats(o) -> None:
+    """`model.p=2,2` or `gamma=0.5,0.50`: a value given twice would be one job computed twice."""
+    values, texts = list(o.sweep_iterator()), list(o.sweep_string_iterator())
+    for j, v in enumerate(values):
+        for i in range(j):
+            if (
+                values[i] == v
+                and type(values[i]) is type(v)
+                or (isinstance(v, (int, float)) and isinstance(values[i], (int, float)) and values[i] == v)
+            ):
+                raise ConfigError(
+                    f"{o.get_key_element()}: the value {texts[j]} repeats {texts[i]} ({o.input_line}); "
+                    "give each value once"
+                )
+
+
+def _experiment_name(parsed) -> str:
     keys = {o.get_key_element(): o for o in parsed}
     experiments = registry.load_all()
     if "experiment" in keys and keys["experiment"].is_sweep_override():
@@ -103,8 +224,29 @@ def plan(overrides: list[str]) -> Plan:
             f"experiment must be one of {', '.join(experiments)} (got {name!r})"
             + did_you_mean(name, experiments)
         )
-    if "scale" in keys and keys["scale"].value() not in SCALES:
-        raise ConfigError(f"scale must be one of {', '.join(SCALES)} (got {keys['scale'].value()!r})")
+    scale = keys.get("scale")
+    if scale is not None:
+        given = list(scale.sweep_string_iterator()) if scale.is_sweep_override() else [scale.value()]
+        for v in given:
+            if v not in SCALES:
+                raise ConfigError(f"scale must be one of {', '.join(SCALES)} (got {v!r})")
+    return name
+
+
+def plan(overrides: list[str]) -> Plan:
+    """Compose and validate the config of every job of the sweep; raise ConfigError on a mistake.
+
+    Mirrors Hydra's basic sweeper: the experiment's `hydra.sweeper.params` give the axes, and a
+    command-line override of the same key (a sweep `k=a,b` or a single value) replaces that axis.
+    The sweep's identity is its configuration without the axes: when it differs from the
+    experiment's own (e.g. `model.K=20`), the sweep goes to the folder `<scale>-<hash>`.
+    """
+    parser = OverridesParser.create()
+    parsed = _parse(parser, overrides)
+    _refuse_hydra_keys(parsed)
+    _refuse_control_characters(parsed)
+    name = _experiment_name(parsed)
+    experiments = registry.load_all()
     plain = [o.input_line for o in parsed if not o.is_sweep_override()]
     _refuse_new_keys(parsed, plain)
     cfg = _compose(plain)
@@ -117,12 +259,8 @@ def plan(overrides: list[str]) -> Plan:
     for o in parsed:
         key = o.get_key_element()
         if o.is_sweep_override():
-            if not o.is_discrete_sweep() or o.value_type.name == "GLOB_CHOICE_SWEEP":
-                raise ConfigError(
-                    f"{key}: only comma-separated sweeps (a,b,c) are supported (got {o.input_line!r})"
-                )
-            if key == "experiment":
-                raise ConfigError("experiment: run one experiment per sweep (mfx runs a,b or all in turn)")
+            _discrete(o)
+            _refuse_repeats(o)
             axes[key] = list(o.sweep_iterator())
         elif key in axes:
             axes[key] = [o.value()]
@@ -138,6 +276,7 @@ def plan(overrides: list[str]) -> Plan:
             OmegaConf.update(job, key, value, force_add=False)
         validate(job, exp)
         jobs.append(job)
+    _refuse_twins(jobs, axes)
     _check_resources(jobs, exp)
     for out in sorted({str(j.out) for j in jobs}):
         _probe_out(Path(out))
@@ -158,7 +297,22 @@ def plan(overrides: list[str]) -> Plan:
         if o.get_key_element() not in ("experiment", "scale", *results.VOLATILE)
         and not o.get_key_element().startswith("hydra")
     ]
-    return Plan(name, base.scale, jobs, list(axes), sweep_hash, variant, user)
+    launcher = str(OmegaConf.select(cfg, "hydra.launcher._target_", default="") or "")
+    return Plan(name, base.scale, jobs, list(axes), sweep_hash, variant, user, launcher=launcher)
+
+
+def _refuse_twins(jobs: list[DictConfig], axes: dict[str, list]) -> None:
+    """Grid values become folder names, and two jobs of one configuration would be computed twice."""
+    for key, values in axes.items():
+        for v in values:
+            if isinstance(v, str) and ("/" in v or v in (".", "..")):
+                raise ConfigError(f"{key}: a grid value names a job folder and may not hold '/' (got {v!r})")
+    seen: dict[str, DictConfig] = {}
+    for job in jobs:
+        other = seen.setdefault(results.config_hash(job), job)
+        if other is not job:
+            point = ", ".join(f"{k}={OmegaConf.select(job, k)}" for k in axes)
+            raise ConfigError(f"two grid points make the same job ({point}); give each value once")
 
 
 def grid_sizes(name: str) -> dict[str, int | None]:
@@ -280,6 +434,10 @@ def validate(cfg: DictConfig, exp) -> None:
     check(cfg, "runtime.dtype", str, choices=("float32", "float64"))
     check(cfg, "resume", bool)
     check(cfg, "out", str)
+    if not cfg.out.strip() or cfg.out != cfg.out.strip() or results.CONTROL.search(cfg.out):
+        raise ConfigError(f"out must name a folder (got {results.printable(cfg.out)!r})")
+    if Path(os.path.abspath(cfg.out)) == Path(os.path.abspath(cfg.out)).parent:
+        raise ConfigError(f"out must not be the filesystem's root (got {cfg.out!r}): give a folder of yours")
     _check_out(Path(cfg.out))
     try:
         exp.validate(cfg)
@@ -346,15 +504,18 @@ def task(cfg: DictConfig) -> None:
     rows, a full disk, a bug) is one line on stderr: the job stays incomplete, resume reruns it,
     and the sweep goes on (`mfx run` then exits 1).  Ctrl-C and SIGTERM stop the sweep.
     """
-    job_dir = Path(HydraConfig.get().runtime.output_dir)
+    name = HydraConfig.get().job.override_dirname or "job"
+    job_dir = Path(cfg.out) / cfg.name / f"{cfg.scale}{cfg.variant}" / name
     start = time.perf_counter()
     outcome = "failed"
     try:
+        if "/" in name or name in (".", ".."):  # refused by plan; a job never writes elsewhere
+            raise ValueError(f"job folder name {name!r} is not a folder name")
         outcome = _job(cfg, job_dir, start)
     except Exception as e:
         if os.environ.get("MFX_DEBUG"):
             raise
-        print(f"mfx: job {job_dir} failed: {one_line(e)}", file=sys.stderr)
+        print(f"mfx: job {results.printable(job_dir)} failed: {one_line(e)}", file=sys.stderr)
     finally:
         report_job(job_dir, outcome, time.perf_counter() - start)
 
@@ -362,39 +523,78 @@ def task(cfg: DictConfig) -> None:
 def _job(cfg: DictConfig, job_dir: Path, start: float) -> str:
     """Run and save one job; return its outcome (done [with the counts of rows not ok], skipped,
     running elsewhere)."""
-    with locks.job_lock(job_dir) as mine:
-        if not mine:
+    results.make_folder(job_dir, Path(cfg.out))
+    deadline = time.monotonic() + locks.WAIT_SECONDS
+    while True:
+        with locks.job_lock(job_dir) as mine:
+            if mine:
+                return _compute(cfg, job_dir, start)
+        # another live run computes it (two identical runs at once): wait a while for its result
+        if time.monotonic() > deadline:
             return "running elsewhere"
+        time.sleep(0.2)
         state, done = results.job_state(job_dir)
-        if cfg.resume and state == "complete" and done.get("job_hash") == results.job_hash(cfg):
+        if state == "complete" and done.get("job_hash") == results.job_hash(cfg) and not locks.held(job_dir):
             return "skipped"
-        if state != "incomplete":
-            why = "its configuration or mfx's code changed" if state == "complete" else "it is damaged"
-            print(f"mfx: rerunning {job_dir}: {why}", file=sys.stderr)
-        results.mark_incomplete(job_dir)
-        exp = registry.get(cfg.name)
-        cfg = cfg.copy()
-        OmegaConf.update(cfg, "cache_dir", str(Path(cfg.cache_dir).absolute()))
-        rt = runtime.setup(**cfg.runtime)
-        rows = results.to_frame(exp.run(cfg), exp.name, cfg.scale)
-        hydra_cfg = HydraConfig.get()
-        grid = {kv.split("=", 1)[0] for kv in hydra_cfg.job.override_dirname.split(",")}
-        internal = {"experiment", "sweep_hash", "variant", *results.VOLATILE, *grid}
-        variant = [o for o in hydra_cfg.overrides.task if o.split("=", 1)[0].lstrip("+~") not in internal]
-        extra = {"overrides": variant, "job": hydra_cfg.job.override_dirname}
-        # done.json is written last: a failure before it leaves the job incomplete
-        results.write_job(job_dir, rows, cfg, str(rt.device), time.perf_counter() - start, extra)
-        other = rows.loc[rows["status"] != "ok", "status"].value_counts()  # diverged, no_escape, …
-        return "done" + "".join(f", {n} rows {status}" for status, n in other.items())
+
+
+def _compute(cfg: DictConfig, job_dir: Path, start: float) -> str:
+    """The job under its lock: skipped if complete, else computed and written."""
+    state, done = results.job_state(job_dir)
+    if cfg.resume and state == "complete" and done.get("job_hash") == results.job_hash(cfg):
+        return "skipped"
+    if state != "incomplete":
+        why = "its configuration or mfx's code changed" if state == "complete" else "it is damaged"
+        print(f"mfx: rerunning {job_dir}: {why}", file=sys.stderr)
+    results.mark_incomplete(job_dir)
+    exp = registry.get(cfg.name)
+    cfg = cfg.copy()
+    OmegaConf.update(cfg, "cache_dir", str(Path(cfg.cache_dir).absolute()))
+    rt = runtime.setup(**cfg.runtime)
+    rows = results.to_frame(exp.run(cfg), exp.name, cfg.scale)
+    hydra_cfg = HydraConfig.get()
+    grid = {kv.split("=", 1)[0] for kv in hydra_cfg.job.override_dirname.split(",")}
+    internal = {"experiment", "sweep_hash", "variant", *results.VOLATILE, *grid}
+    variant = [o for o in hydra_cfg.overrides.task if o.split("=", 1)[0].lstrip("+~") not in internal]
+    extra = {"overrides": variant, "job": hydra_cfg.job.override_dirname}
+    # done.json is written last: a failure before it leaves the job incomplete
+    results.write_job(job_dir, rows, cfg, str(rt.device), time.perf_counter() - start, extra, Path(cfg.out))
+    other = rows.loc[rows["status"] != "ok", "status"].value_counts()  # diverged, no_escape, …
+    return "done" + "".join(f", {n} rows {status}" for status, n in other.items())
+
+
+def slurm_outcome(launch: Path) -> str:
+    """After submitit gave up on a job (cancelled, or killed at its time limit): wait until SLURM has
+    ended every job of the sweep (their folders are named by job id), and say how many ran out of time."""
+    names = [p.name for p in (launch / ".submitit").glob("*")]
+    jobs = sorted({m[1] for m in map(re.compile(r"^(\d+)_").match, names) if m})
+    if not jobs or not shutil.which("squeue"):
+        return ""
+    for _ in range(600):  # at most ten minutes for the array's other tasks to end
+        if locks.slurm_running(",".join(jobs)) is not True:
+            break
+        time.sleep(1)
+    try:
+        r = subprocess.run(
+            ["sacct", "-n", "-X", "-P", "-j", ",".join(jobs), "-o", "State"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    timeout = sum(line.startswith("TIMEOUT") for line in r.stdout.split())
+    return f" ({timeout} hit the time limit: raise hydra.launcher.timeout_min)" if timeout else ""
 
 
 def one_line(e: BaseException) -> str:
     """An exception as one line: its type and the first line of its message (and file, if any)."""
     if isinstance(e, OSError) and e.strerror:
         where = f": {e.filename}" if e.filename else ""
-        return f"{type(e).__name__}: {e.strerror}{where}"
+        return results.printable(f"{type(e).__name__}: {e.strerror}{where}")
     text = str(e).strip().splitlines()
-    return f"{type(e).__name__}: {text[0]}" if text else type(e).__name__
+    return results.printable(f"{type(e).__name__}: {text[0]}" if text else type(e).__name__)
 
 
 def report_job(job_dir: Path, outcome: str, seconds: float) -> None:
@@ -402,7 +602,10 @@ def report_job(job_dir: Path, outcome: str, seconds: float) -> None:
     if bar is not None and not bar.disable:
         bar.update()
         return
-    print(f"{job_dir.parent.name}/{job_dir.name}: {outcome} ({seconds:.1f} s)", flush=True)
+    print(
+        f"{results.printable(job_dir.parent.name)}/{results.printable(job_dir.name)}: {outcome} ({seconds:.1f} s)",
+        flush=True,
+    )
 
 
 def hydra_main() -> None:

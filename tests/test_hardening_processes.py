@@ -46,11 +46,11 @@ CHILD = textwrap.dedent(
     if kill_at:
         real, count = os.replace, [0]
 
-        def replace(src, dst):
+        def replace(src, dst, **kw):
             count[0] += 1
             if count[0] == kill_at and when == "before":
                 os.kill(os.getpid(), signal.SIGKILL)
-            real(src, dst)
+            real(src, dst, **kw)
             if count[0] == kill_at and when == "after":
                 os.kill(os.getpid(), signal.SIGKILL)
 
