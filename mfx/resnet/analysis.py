@@ -188,10 +188,10 @@ def paired_slope(table):
 # ----------------------------------------------------------------------------------- phase
 
 
-def phase_exponents(table):
-    """Exponent of the local update in D for each gamma (power-law fit of the rep mean over
+def phase_exponents(table, metric="local_update"):
+    """Exponent of `metric` in D for each gamma (power-law fit of the rep mean over
     D ≥ 3·d_out, see FIT_D_MIN_PER_D_OUT); returns (exponents, rep means of every (gamma, D))."""
-    t = _last_step(table, "resnet_phase", "local_update")
+    t = _last_step(table, "resnet_phase", metric)
     mean = t.groupby(["gamma", "D", "d_out"])["value"].mean().reset_index()
     fitted = mean[mean["D"] >= FIT_D_MIN_PER_D_OUT * mean["d_out"]]
     rows = []
@@ -199,3 +199,135 @@ def phase_exponents(table):
         f = fit.power_law(g["D"], g["value"])
         rows.append({"gamma": gamma, "exponent": f["slope"], "se": f.se["slope"], "r2": f.r2, "n": f.n})
     return pd.DataFrame(rows, columns=["gamma", "exponent", "se", "r2", "n"]), mean
+
+
+PHASE_METRICS = ("lr_max", "local_update", "movement", "diversity")
+
+
+def phase_summary(table):
+    """Per gamma, the exponent in D of each of PHASE_METRICS at the largest stable rate (columns
+    gamma, <metric>, <metric>_se, n): the numbers the phase diagram and its claims read."""
+    out = None
+    for metric in PHASE_METRICS:
+        exps, _ = phase_exponents(table, metric)
+        exps = exps[exps["n"] >= 3][["gamma", "exponent", "se", "n"]]
+        exps = exps.rename(columns={"exponent": metric, "se": f"{metric}_se"})
+        if metric != "lr_max":
+            exps = exps.drop(columns="n")
+        out = exps if out is None else out.merge(exps, on="gamma", how="outer")
+    return out.sort_values("gamma").reset_index(drop=True)
+
+
+def phase_gamma_star(table) -> float:
+    """gamma where the local-update exponent at the largest stable rate crosses 0 (linear
+    interpolation between grid gammas).  Without a sign change inside the grid, the straight line
+    through the two gammas at the end nearest 0 is extrapolated, so that a shifted crossing reads as
+    a value (a fail), not as a missing one."""
+    s = phase_summary(table).dropna(subset=["local_update"])
+    if len(s) < 2:
+        return float("nan")
+    crossing = fit.zero_crossing(s["gamma"], s["local_update"])
+    if np.isfinite(crossing):
+        return crossing
+    x = s["local_update"].to_numpy(float)
+    end = s.iloc[:2] if abs(x[0]) < abs(x[-1]) else s.iloc[-2:]
+    (g0, g1), (x0, x1) = end["gamma"].to_numpy(float), end["local_update"].to_numpy(float)
+    return float(g0 - x0 * (g1 - g0) / (x1 - x0)) if x1 != x0 else float("nan")
+
+
+def describe_phase(summary) -> str:
+    """One line of the measured exponents per gamma (claims' details, figure captions)."""
+    parts = []
+    for _, r in summary.iterrows():
+        parts.append(
+            f"γ={r['gamma']:g}: rate {r['lr_max']:+.2f}, update {r['local_update']:+.2f}, "
+            f"movement {r['movement']:+.2f}, diversity {r['diversity']:+.2f}"
+        )
+    return "; ".join(parts) if parts else "no gamma with ≥ 3 values of D in the fit range"
+
+
+def phase_excluded(table):
+    """(reps × (gamma, D) without a stable rate, all of them): what the phase claims leave out."""
+    t = table[(table["experiment"] == "resnet_phase") & (table["metric"] == "lr_max")]
+    return int((t["status"] != "ok").sum()), len(t)
+
+
+def loss_drop(table, name):
+    """(median over configurations of mean-over-reps loss_K / loss_0, number of configurations):
+    how much the networks of experiment `name` learned (metric `loss` at steps 0 and K)."""
+    t = table[(table["experiment"] == name) & (table["metric"] == "loss") & (table["status"] == "ok")]
+    if not len(t):
+        return float("nan"), 0
+    keys = [k for k in ("L", "M", "D", "alpha") if k in t and t[k].notna().any()]
+    first, last = t[t["step"] == 0], t[t["step"] == t["step"].max()]
+    ratio = last.groupby(keys)["value"].mean() / first.groupby(keys)["value"].mean()
+    ratio = ratio.dropna()
+    return (float(ratio.median()), len(ratio)) if len(ratio) else (float("nan"), 0)
+
+
+def depth_err(table):
+    """resnet_depth's output errors (RMS over reps, step K) inside `width_window` (the two-term
+    fit's points: the reference's own error negligible)."""
+    err = rms_over_seeds(table, "resnet_depth", "err_f", ["L", "M", "L_ref", "M_ref"])
+    return err[width_window(err)]
+
+
+def term_share(err, fit_):
+    """Share of a/L in the fitted a/L + b/√(LM) at the smallest L and the largest M there."""
+    if not len(err):
+        return float("nan")
+    L = float(err["L"].min())
+    M = float(err[err["L"] == L]["M"].max())
+    floor = fit_["a"] / L
+    return floor / (floor + fit_["b"] / np.sqrt(L * M))
+
+
+def dim_one_term(err):
+    """err ≈ b·√(D/(LM)) alone (log space) over `dim_fits`' rows: at fixed L the a/L term is a
+    constant in D, which a D sweep cannot separate from the √D term (see claims_dim)."""
+    L, M, D = (err[k].to_numpy(float) for k in ("L", "M", "D"))
+    return fit.nonneg_sum({"b": np.sqrt(D / (L * M))}, err["value"].to_numpy(float))
+
+
+# ------------------------------------------------------------------- limit (RK4 reference)
+
+
+def limit_bias(table):
+    """√(mean over reps of bias2) per (L, M) at step K (NaN where the estimate is not positive)."""
+    t = _last_step(table, "resnet_limit", "bias2")
+    b = t.groupby(["L", "M"])["value"].mean().reset_index()
+    return b.assign(value=np.sqrt(b["value"].where(b["value"] > 0)))
+
+
+def limit_depth_slope(table):
+    """(power-law fit in L of the bias at the largest M, that M, number of points)."""
+    b = limit_bias(table)
+    M_max = b["M"].max() if len(b) else float("nan")
+    big = b[(b["M"] == M_max) & b["value"].notna()]
+    return fit.power_law(big["L"], big["value"]), M_max, len(big)
+
+
+def limit_width_slope(table):
+    """(power-law fit in M of one network's error, RMS over reps, at the largest L, that L, points)."""
+    err = rms_over_seeds(table, "resnet_limit", "err_one", ["L", "M"])
+    L_max = err["L"].max() if len(err) else float("nan")
+    big = err[err["L"] == L_max]
+    return fit.power_law(big["M"], big["value"]), L_max, len(big)
+
+
+def limit_steps(table):
+    """The GD steps the k-sweep claim reads: 0, K/4, K/2 and K (rounded down)."""
+    t = table[table["experiment"] == "resnet_limit"]
+    K = int(t["step"].max()) if len(t) else 0
+    return sorted({0, K // 4, K // 2, K})
+
+
+def limit_width_worst_step(table):
+    """(the width exponent at the largest L farthest from −1/2 over `limit_steps`, its step, points)."""
+    worst, worst_k, n = float("nan"), -1, 0
+    for k in limit_steps(table):
+        at_k = table[table["step"] == k].assign(step=0)  # one step: rms_over_seeds reads it as K
+        slope, _, points = limit_width_slope(at_k)
+        if not np.isfinite(worst) or abs(slope["slope"] + 0.5) > abs(worst + 0.5):
+            worst, worst_k, n = slope["slope"], k, points
+    return worst, worst_k, n

@@ -103,3 +103,58 @@ def test_experiments_and_analysis_import_without_matplotlib():
         "assert 'matplotlib' not in sys.modules and 'mfx.resnet.plots' not in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def _phase_table(update_exponent):
+    """resnet_phase rows whose metrics follow exact powers of D: local update D^(update_exponent(γ)),
+    largest stable rate D^(1 − 2γ), movement D^0, diversity D^min(0, γ − 1/2)."""
+    laws = {
+        "local_update": update_exponent,
+        "lr_max": lambda g: 1 - 2 * g,
+        "movement": lambda g: 0.0,
+        "diversity": lambda g: min(0.0, g - 0.5),
+    }
+    parts = [
+        _table(
+            "resnet_phase",
+            metric,
+            [
+                {"gamma": g, "D": D, "d_out": 5, "value": D ** law(g)}
+                for g in (0, 0.25, 0.5, 0.75, 1)
+                for D in (16, 32, 64)
+            ],
+            steps=(10,),
+        )
+        for metric, law in laws.items()
+    ]
+    return pd.concat(parts, ignore_index=True)
+
+
+def test_phase_summary_and_critical_gamma_read_the_exponents_in_D():
+    table = _phase_table(lambda g: 0.5 - g)
+    summary = analysis.phase_summary(table)
+    assert summary["gamma"].tolist() == [0, 0.25, 0.5, 0.75, 1]
+    assert summary["lr_max"].tolist() == pytest.approx([1, 0.5, 0, -0.5, -1], abs=1e-9)
+    assert summary["diversity"].tolist() == pytest.approx([-0.5, -0.25, 0, 0, 0], abs=1e-9)
+    assert analysis.phase_gamma_star(table) == pytest.approx(0.5)
+    # a crossing outside the grid is extrapolated from the nearest end, not lost
+    assert analysis.phase_gamma_star(_phase_table(lambda g: 1.5 - g)) == pytest.approx(1.5)
+
+
+def test_loss_drop_is_the_median_ratio_of_last_to_first_step():
+    points = [{"L": L, "M": 1, "D": 10, "alpha": 1.0, "value": v} for L, v in ((2, 0.3), (4, 0.5), (8, 0.9))]
+    ratio, n = analysis.loss_drop(_table("resnet_depth", "loss", points), "resnet_depth")
+    assert (ratio, n) == (pytest.approx(0.01), 3)  # _table: earlier steps hold 100 × the last
+
+
+def test_depth_fit_keeps_the_width_window_and_resolves_a():
+    points = [
+        {"L": L, "M": M, "L_ref": 64, "M_ref": 64, "value": 0.1 / L + 0.5 / np.sqrt(L * M)}
+        for L in (2, 4, 8, 16)
+        for M in (1, 4, 16, 64)
+    ]
+    err = analysis.depth_err(_table("resnet_depth", "err_f", points))
+    assert (err["L"] * err["M"] <= 64 * 64 / 16).all() and len(err) == 14
+    both = analysis.two_term_fit(err)
+    assert both.at_bound == () and both["a"] == pytest.approx(0.1, rel=1e-6)
+    assert analysis.term_share(err, both) == pytest.approx((0.1 / 2) / (0.1 / 2 + 0.5 / np.sqrt(2 * 64)))

@@ -142,10 +142,29 @@ def pairing_without_sign_flip(mp):
     mp.setattr(draws, "units", wrong)
 
 
+def residual_scale_off_by_D_02(mp):
+    """Residual scale D^(γ+0.2)/(LM): an exponent slip in the residual multiplier (e.g. √D folded in
+    twice, partly): the measured critical line moves to γ* ≈ 0.3."""
+    mp.setattr(phase, "residual_alpha", lambda D, gamma: float(D) ** (gamma - 0.3))
+
+
 def alpha_over_D(mp):
     """Residual scale D^γ/(LM) implemented as α = D^γ/D, dividing by v's init variance D instead of
     its std √D: every exponent of D shifts, and γ* moves by 1/2."""
     mp.setattr(phase, "residual_alpha", lambda D, gamma: float(D) ** (gamma - 1))
+
+
+def alpha_forgets_v_std(mp):
+    """Residual scale D^γ/(LM) implemented as the multiplier α = D^γ, forgetting that the v's carry
+    std √D already: every gamma acts as gamma + 1/2, the critical line moves to γ* ≈ 0."""
+    mp.setattr(phase, "residual_alpha", lambda D, gamma: float(D) ** gamma)
+
+
+def training_off(mp):
+    """The GD rate × 1e-9 (training switched off, e.g. a rate in the wrong units): every network
+    stays at its initialisation, and forward-pass errors still obey the same rates (issue 27 §3)."""
+    rate = model.learning_rate
+    mp.setattr(model, "learning_rate", lambda *args: rate(*args) * 1e-9)
 
 
 # ------------------------------------------------------------------------------------ the tests
@@ -156,12 +175,21 @@ CASES = [
     ("resnet_depth", rate_without_L, ["R² (log space) of a/L + b/√(LM)"]),
     ("resnet_width", fanin_sqrt_M, ["slope of the output error vs M"]),
     ("resnet_width", preact_from_input, ["1/L floor"]),
-    ("resnet_dim", unit_std_one, ["slope of the h_L error vs D", "R² (log space) of a/L + b·√(D/(LM))"]),
+    ("resnet_dim", unit_std_one, ["slope of the h_L error vs D", "R² (log space) of b·√(D/(LM))"]),
     ("resnet_lazy", v_init_over_alpha, ["slope of the local feature movement", "exponent q", "exponent r"]),
     ("resnet_lazy", full_linearisation_as_limit, ["distance to the (blockwise) tangent model"]),
     ("resnet_lazy", uncoupled_limit_reference, ["exponent p"]),
     ("resnet_lazy", pairing_without_sign_flip, ["paired init: the distance to the limit does not grow"]),
-    ("resnet_phase", alpha_over_D, ["critical gamma*"]),
+    ("resnet_depth", training_off, ["the networks learn"]),
+    ("resnet_width", training_off, ["the networks learn"]),
+    ("resnet_dim", training_off, ["the networks learn"]),
+    ("resnet_lazy", training_off, ["the networks learn"]),
+    ("resnet_limit", preact_from_input, ["depth exponent of the bias"]),
+    ("resnet_limit", fanin_sqrt_M, ["width exponent of one network", "at every GD step k"]),
+    ("resnet_limit", training_off, ["the networks learn"]),
+    ("resnet_phase", alpha_over_D, ["critical gamma*", "lazy side"]),
+    ("resnet_phase", alpha_forgets_v_std, ["critical gamma*", "subcritical side"]),
+    ("resnet_phase", residual_scale_off_by_D_02, ["critical gamma*"]),
 ]
 FAST: set[str] = set()  # each takes 20–90 s (a quick sweep): `make test-all` runs them
 
@@ -172,15 +200,41 @@ def _case(name, mistake, statements):
 
 
 def test_every_claim_has_a_mistake():
+    """Every paper and derived claim (identities hold by construction: nothing to inject)."""
     covered = {(name, s) for name, _, statements in CASES for s in statements}
-    for name in ("resnet_depth", "resnet_width", "resnet_dim", "resnet_lazy", "resnet_phase"):
+    for name in ("resnet_depth", "resnet_width", "resnet_dim", "resnet_lazy", "resnet_phase", "resnet_limit"):
         for claim in registry.get(name).claims(_empty(name)):
+            if claim.kind == "identity":
+                continue
             assert any(n == name and s in claim.statement for n, s in covered), (name, claim.statement)
+
+
+def test_every_claim_has_a_kind_and_source_and_paper_claims_quote_chizat():
+    for name in ("resnet_depth", "resnet_width", "resnet_dim", "resnet_lazy", "resnet_phase", "resnet_limit"):
+        for claim in registry.get(name).claims(_empty(name)):
+            assert claim.kind in registry.KINDS and claim.source, (name, claim.statement)
+            if claim.kind == "paper":
+                assert "Chizat" in claim.source, (name, claim.statement)
+            if claim.kind == "derived":
+                assert "derivation: mfx/" in claim.source, (name, claim.statement)
 
 
 def _empty(name):
     """A table with no rows of the experiment: its claims come out inconclusive, with statements."""
-    columns = ["experiment", "scale", "L", "M", "D", "d_out", "L_ref", "M_ref", "alpha", "gamma"]
+    columns = [
+        "experiment",
+        "scale",
+        "L",
+        "M",
+        "D",
+        "d_out",
+        "L_ref",
+        "M_ref",
+        "alpha",
+        "gamma",
+        "rate",
+        "M_p",
+    ]
     return pd.DataFrame(columns=[*columns, "seed", "step", "metric", "value", "status"]).assign(
         experiment=name, scale="quick"
     )

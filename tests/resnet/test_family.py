@@ -38,6 +38,7 @@ def test_same_seed_same_bytes_other_seed_independent_draws(tmp_path):
         ("resnet_dim", "model.L_ref=1000000000"),
         ("resnet_lazy", "model.L=1000000000"),
         ("resnet_phase", "model.L=1000000000"),
+        ("resnet_limit", "model.L=1000000000"),
     ],
 )
 def test_absurd_size_is_refused_before_anything_runs(name, override, tmp_path, capsys):

@@ -1,13 +1,45 @@
-"""resnet_phase (phase diagram): local updates vs D for the residual scale D^gamma/(LM)."""
+"""resnet_phase (phase diagram): residual scale D^gamma/(LM) and learning rate, swept independently.
+
+The summary of the paper (seed 000, §3B): the critical residual scale is √D/(LM); below it the units
+behave as for σ_v = 0 (no feature diversity), at it maximal local updates (MLU) are possible and
+necessary, above it (lazy) updates are suppressed.
+
+Here the residual scale and the learning rate are two independent axes.  For each (D, gamma) and
+each rep, the largest stable GD rate is *measured*: the normalised rate η = raw rate/(L·M·D) (the
+raw rate on U and V, whatever alpha) is moved by factors 4 from `rate_start` until a stable and an
+unstable run bracket the edge, then bisected `bisect` times in log η.  A run is stable when its loss is finite at every step and the
+loss after K steps is not above the initial one (GD past its stability edge oscillates and grows).
+Every run of that search is a row (metric `stable`, column `rate`): unstable runs are data.  At
+`rate_fraction` × the largest stable rate the per-rep metrics are:
+    lr_max        the largest stable normalised rate η_max
+    local_update  median over (l, j, n) of |<u_K − u_0, h_{l-1}>/D|: each unit's own feature update
+    movement      per-coordinate RMS over (n, coordinate) of h_L(K) − h_L(0): the feature movement
+    diversity     ‖Π V_0‖/‖Π V_K‖, Π the projection on the d_out leading right singular directions of
+                  V_K − V_0 (stacked over layers and units): the share of the trained down-projections,
+                  in the subspace their updates span, that is still the units' own random init.  It
+                  → 0 when the common update swamps the init: the σ_v = 0 behaviour (every unit's v is
+                  then the same update direction: no feature diversity).
+The claims read the exponents of these in D per gamma (at fixed L, M; fits over D ≥ 3·d_out).
+
+Scaling (derived, for the reader; the claims measure it): the output change per step is ∝
+η·alpha², so η_max ∝ alpha^−2 = D^(1−2γ), and the local update ∝ η·alpha, at η_max ∝ D^(1/2−γ):
+positive below γ = 1/2, zero at it, negative above; the diversity ∝ min(1, alpha) ∝ D^(min(0, γ−1/2)).
+
+Init: paired units (model.init = paired, as resnet_lazy): every block is zero at init.  With i.i.d.
+units the random initial residual alpha·√(D/(LM)) = D^γ/√(LM) grows with D at fixed L, M and makes
+the lazy side chaotic (measured at L = M = 16, i.i.d.: the local update exponent at gamma = 1 is
++0.6 instead of −0.5, the movement exponent +1.0), which is the D = O(LM) condition, not the phase.
+"""
 
 from __future__ import annotations
 
-import numpy as np
+import math
 
-from mfx import fit, runtime
-from mfx.experiment import Claim, Experiment, check, register
-from mfx.resnet import draws, model
-from mfx.resnet.analysis import phase_exponents
+import torch
+
+from mfx import runtime
+from mfx.experiment import Claim, ConfigError, Experiment, check, register
+from mfx.resnet import analysis, draws, model, ranges
 from mfx.resnet.experiments.common import (
     FLOAT,
     _inputs,
@@ -16,9 +48,10 @@ from mfx.resnet.experiments.common import (
     _validate_model,
     boot_sd,
     n_seeds,
-    per_seed_rows,
     train_bytes,
 )
+
+RATE_RANGE = 2.0**24  # the search gives up beyond rate_start·/÷ this (lr_max is then NaN)
 
 
 def residual_alpha(D, gamma):
@@ -26,92 +59,220 @@ def residual_alpha(D, gamma):
     return float(D) ** (gamma - 0.5)
 
 
-def run_phase(cfg):
-    """One (D, gamma): residual scale D^gamma/(L M), i.e. alpha = D^(gamma − 1/2) (v std D^gamma).
+def train_at_rate(W_E, W_U, U, V, X, Y, alpha, rate, K, sigma):
+    """`model.train` at the raw GD rate rate·L·M·D, independent of alpha (model.train's rate is
+    eta·L·M·D/alpha², so eta = rate·alpha²)."""
+    return model.train(W_E, W_U, U, V, X, Y, alpha, rate * alpha**2, K, sigma)
 
-    Metric per rep: local_update = median over (l, j, n) of |<u_K − u_0, h_{l-1}>/D| after K steps.
-    """
+
+def stable(out) -> bool:
+    """Finite loss at every step and a final loss not above the initial one."""
+    loss = out["loss"][0]
+    return bool(torch.isfinite(loss).all()) and float(loss[-1]) <= float(loss[0])
+
+
+def largest_stable_rate(run, rate_start, bisect):
+    """(largest stable rate found, [(rate, stable)] of every run): from rate_start, ×4 up to the
+    first unstable run (or ÷4 down to the first stable one), then `bisect` bisections in log rate.
+    NaN if no such bracket lies within rate_start ·/÷ RATE_RANGE.  The start only sets the cost."""
+    tried = []
+
+    def ok(rate):
+        tried.append((rate, stable(run(rate))))
+        return tried[-1][1]
+
+    lo, hi = rate_start, rate_start
+    if ok(rate_start):
+        while ok(4 * lo):
+            lo *= 4
+            if lo > rate_start * RATE_RANGE:
+                return float("nan"), tried
+        hi = 4 * lo
+    else:
+        while not ok(lo / 4):
+            lo /= 4
+            if lo < rate_start / RATE_RANGE:
+                return float("nan"), tried
+        hi, lo = lo, lo / 4
+    for _ in range(bisect):
+        mid = math.sqrt(lo * hi)
+        lo, hi = (mid, hi) if ok(mid) else (lo, mid)
+    return lo, tried
+
+
+def run_phase(cfg):
+    """One (D, gamma), every rep on its own (each has its own largest stable rate)."""
     rt = runtime.setup(**cfg.runtime)
     m = cfg.model
     alpha = residual_alpha(m.D, m.gamma)
     X, Y, W_E, W_U = _inputs(cfg, rt, m.D)
-    U, V = draws.units(_seeds(cfg), m.L, m.M, m.D, dtype=rt.dtype, device=rt.device)
-    out = model.train(W_E, W_U, U, V, X, Y, alpha, m.eta, m.K, m.sigma)
-    local = model.local_updates(W_E, W_U, U, out["U"], out["V"], X, alpha, m.sigma)
-    med = local.abs().flatten(1).median(dim=1).values
+    U, V = draws.units(
+        _seeds(cfg), m.L, m.M, m.D, "grid", m.init == "paired", dtype=rt.dtype, device=rt.device
+    )
     coords = {"L": m.L, "M": m.M, "D": m.D, "d_out": m.d_out, "gamma": m.gamma, "alpha": alpha, "step": m.K}
-    return per_seed_rows(med, _seeds(cfg), coords, "local_update")
+    rows = []
+    for s, seed in enumerate(_seeds(cfg)):
+        one = [t[s : s + 1] for t in (W_E, W_U, U, V, X, Y)]
+
+        def run(rate, one=one):
+            return train_at_rate(*one, alpha, rate, m.K, m.sigma)
+
+        rate_max, tried = largest_stable_rate(run, m.rate_start, m.bisect)
+        rows += [
+            {**coords, "seed": seed, "rate": r, "metric": "stable", "value": float(ok)} for r, ok in tried
+        ]
+        if not math.isfinite(rate_max):
+            rows.append(
+                {**coords, "seed": seed, "metric": "lr_max", "value": rate_max, "status": "no_stable_rate"}
+            )
+            continue
+        out = run(m.rate_fraction * rate_max)
+        W_E1, W_U1, U1, V1, X1, _ = one
+        local = model.local_updates(W_E1, W_U1, U1, out["U"], out["V"], X1, alpha, m.sigma)
+        values = {
+            "lr_max": rate_max,
+            "local_update": float(local.abs().median()),
+            "movement": float((out["h_L"][0, -1] - out["h_L"][0, 0]).pow(2).mean().sqrt()),
+            "diversity": diversity(V1[0], out["V"][0], m.d_out),
+        }
+        rows += [{**coords, "seed": seed, "metric": k, "value": v} for k, v in values.items()]
+    return rows
 
 
-PHASE_TOL = {"quick": 0.15, "paper": 0.1}  # quick (L = M = 32): γ* ≈ 0.55 ± 0.04 over seeds
+def diversity(V0, V, r):
+    """‖Π V0‖/‖Π V‖ with Π the projection on the r leading right singular directions of V − V0
+    ([L, M, D] each; units of all layers stacked)."""
+    D = V0.shape[-1]
+    dV = (V - V0).reshape(-1, D)
+    Q = torch.linalg.svd(dV, full_matrices=False).Vh[:r].T
+    return float((V0.reshape(-1, D) @ Q).norm() / (V.reshape(-1, D) @ Q).norm())
+
+
+SOURCE = (
+    "Chizat §3B (phase diagram, summary): 'the critical residual scaling is O(√D/LM). Below it "
+    "(subcritical) the units behave as in the case σ_v = 0 (no feature diversity). At the critical "
+    "scale maximal local feature updates (MLU) are possible and necessary. Above it (lazy regime) "
+    "updates are suppressed.' §4: 'only at the critical scaling are maximal feature updates observed'"
+)
 
 
 def claims_phase(table):
-    """γ* where the exponent of the local feature update in D crosses zero: MLU at D^(1/2)/(LM).
-
-    Its uncertainty is the seed-bootstrap SD (the exponents' fit SEs ignore the rep noise); it rests
-    on the number of gamma values (≥ 3, each with ≥ 3 values of D in the fit range)."""
+    """The three regimes at the largest stable rate, from the exponents in D per gamma
+    (`analysis.phase_summary`): the local-update exponent crosses 0 at gamma* = 1/2, where the
+    movement does not vanish (MLU only on the critical line); it is negative above (lazy); the
+    diversity exponent is negative below (σ_v = 0-like).  Uncertainties are seed-bootstrap SDs."""
     scale = _scale(table)
-    exps, _ = phase_exponents(table)
-    gamma_star = _gamma_star(table)
-    detail = f"{scale}: exponents " + ", ".join(
-        f"γ={g:g}: {e:+.3f}" for g, e in zip(exps.get("gamma", []), exps.get("exponent", []))
-    )
+    summary = analysis.phase_summary(table)
+    detail = f"{scale}: " + analysis.describe_phase(summary)
+    seeds = n_seeds(table)
+    kw = {"kind": "paper", "source": SOURCE, "how": "seed bootstrap SD", "seeds": seeds}
+    excluded, of = analysis.phase_excluded(table)
+    kw_ex = {"excluded": excluded, "excluded_why": "no stable rate found", "of": of}
+    critical, lazy, sub = (ranges.RANGES["phase_windows"][k] for k in ("critical", "lazy_min", "sub_max"))
+
+    def exponent_at(metric, select, worst=max):
+        def stat(t):
+            s = analysis.phase_summary(t)
+            s = s[select(s["gamma"])]
+            return worst(s[metric]) if len(s) else float("nan")
+
+        return stat
+
+    def at_gamma(metric, g):
+        return exponent_at(metric, lambda x: x == g)
+
+    lazy_stat = exponent_at("local_update", lambda x: x >= lazy)
+    sub_stat = exponent_at("diversity", lambda x: x <= sub)
+    move_stat = at_gamma("movement", critical)
+    n_lazy = int((summary["gamma"] >= lazy).sum()) if len(summary) else 0
+    n_sub = int((summary["gamma"] <= sub).sum()) if len(summary) else 0
+    n_crit = int((summary["gamma"] == critical).sum()) if len(summary) else 0
     return [
         Claim.within(
             "resnet_phase",
-            "critical gamma* (exponent of the local update in D crosses 0)",
-            gamma_star,
-            0.5,
-            PHASE_TOL[scale],
+            "critical gamma*: the local-update exponent in D at the largest stable rate crosses 0",
+            analysis.phase_gamma_star(table),
+            ranges.value("phase_gamma_star"),
+            ranges.tol("phase_gamma_star", scale),
             detail,
-            u=boot_sd(table, _gamma_star),
-            how="seed bootstrap SD",
-            points=int((exps["n"] >= 3).sum()) if len(exps) else 0,
-            seeds=n_seeds(table),
+            u=boot_sd(table, analysis.phase_gamma_star),
+            points=len(summary),
             min_points=3,
-        )
+            **kw,
+            **kw_ex,
+        ),
+        Claim.within(
+            "resnet_phase",
+            f"MLU needs movement: feature-movement exponent in D at gamma = {critical:g}, largest stable rate",
+            move_stat(table),
+            ranges.value("phase_movement_critical"),
+            ranges.tol("phase_movement_critical", scale),
+            detail,
+            u=boot_sd(table, move_stat),
+            points=n_crit,
+            min_points=1,
+            seeds=seeds,
+            how="seed bootstrap SD",
+            kind="identity",
+            source="the stability edge is where the output change per step is O(1), so at a fixed fraction "
+            "of it h_L moves O(1) whatever gamma: the 'with non-vanishing movement' half of MLU",
+            **kw_ex,
+        ),
+        Claim.at_most(
+            "resnet_phase",
+            f"lazy side (gamma ≥ {lazy:g}): local-update exponent in D negative (largest over gamma)",
+            lazy_stat(table),
+            ranges.value("phase_update_lazy"),
+            detail,
+            u=boot_sd(table, lazy_stat),
+            points=n_lazy,
+            min_points=1,
+            **kw,
+            **kw_ex,
+        ),
+        Claim.at_most(
+            "resnet_phase",
+            f"subcritical side (gamma ≤ {sub:g}): diversity exponent in D negative (largest over gamma)",
+            sub_stat(table),
+            ranges.value("phase_diversity_sub"),
+            detail,
+            u=boot_sd(table, sub_stat),
+            points=n_sub,
+            min_points=1,
+            **kw,
+            **kw_ex,
+        ),
     ]
-
-
-def _gamma_star(table) -> float:
-    exps, _ = phase_exponents(table)
-    exps = exps[exps["n"] >= 3] if len(exps) else exps
-    if len(exps) < 2:
-        return float("nan")
-    crossing = fit.zero_crossing(exps["gamma"], exps["exponent"])
-    if np.isfinite(crossing):
-        return crossing
-    # No sign change inside the grid: extrapolate the straight line through the two gammas at the
-    # end where the exponent is closest to 0, so that a shifted crossing reads as a value (a fail),
-    # not as a missing one.
-    e = exps.sort_values("gamma")
-    end = e.iloc[:2] if abs(e["exponent"].iloc[0]) < abs(e["exponent"].iloc[-1]) else e.iloc[-2:]
-    (g0, g1), (x0, x1) = end["gamma"].to_numpy(float), end["exponent"].to_numpy(float)
-    return float(g0 - x0 * (g1 - g0) / (x1 - x0)) if x1 != x0 else float("nan")
 
 
 def validate_phase(cfg):
     _validate_model(cfg, reference_needed=False)
     check(cfg, "model.gamma", float, low=-1.0, high=2.0)
+    check(cfg, "model.rate_start", float, low=0, open_low=True)
+    check(cfg, "model.rate_fraction", float, low=0, high=1, open_low=True)
+    check(cfg, "model.bisect", int, low=0, high=30)
+    if cfg.model.init != "paired":
+        raise ConfigError("model.init must be paired for resnet_phase (see mfx/resnet/experiments/phase.py)")
 
 
 def memory_phase(cfg):
-    """Peak bytes of one (D, gamma): training all reps plus the local updates [S, L, N, M]."""
+    """Peak bytes of one (D, gamma): one rep trained at a time plus its local updates [L, N, M]."""
     m = cfg.model
-    return train_bytes(m.reps, m.L, m.M, m.D, m.N, m.K) + FLOAT * m.reps * m.L * m.N * m.M * 3 + 2**26
+    return (
+        train_bytes(1, m.L, m.M, m.D, m.N, m.K) + FLOAT * (m.L * m.N * m.M * 3 + 4 * m.L * m.M * m.D) + 2**26
+    )
 
 
 register(
     Experiment(
         name="resnet_phase",
         family="resnet",
-        description="phase diagram of the residual scale D^gamma/(LM): local updates vs D",
+        description="phase diagram: residual scale D^gamma/(LM) × the largest stable learning rate",
         figure="phase diagram",
         run=run_phase,
         claims=claims_phase,
         validate=validate_phase,
         memory=memory_phase,
-        memory_keys="model.L, model.M, model.D, model.reps",
+        memory_keys="model.L, model.M, model.D",
     )
 )

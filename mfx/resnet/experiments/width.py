@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from mfx.experiment import Claim, Experiment, register
+from mfx.resnet import ranges
 from mfx.resnet.analysis import floor_fraction, two_term_fit, width_err, width_slope
 from mfx.resnet.experiments.common import (
     _scale,
@@ -11,11 +12,10 @@ from mfx.resnet.experiments.common import (
     memory_errors,
     n_seeds,
     run_errors,
+    trained_claim,
     validate_errors,
 )
-
-WIDTH_TOL = {"quick": 0.1, "paper": 0.1}  # slope in M at the largest L (quick: 5 points at L = 32)
-FLOOR_MIN = {"quick": 0.15, "paper": 0.15}  # share of a/L at (L_min, M_max); quick: ≈ 0.68 at (2, 1024)
+from mfx.resnet.ranges import THM1, TIGHT
 
 
 def claims_width(table):
@@ -26,6 +26,7 @@ def claims_width(table):
     with M ≤ 64 it was ≈ 0.1 ± 0.05 and the claim was undecidable).
     Uncertainties are seed-bootstrap SDs (the fit SEs ignore the rep noise)."""
     scale = _scale(table)
+    trained = trained_claim("resnet_width", table, scale)
     table = last_step_rows(table)  # the claims read step K only: a 16× smaller table to bootstrap
     err = width_err(table)
     slope, L_max, n = width_slope(table)
@@ -37,27 +38,34 @@ def claims_width(table):
             "resnet_width",
             "slope of the output error vs M at the largest L (L·M ≤ L_ref·M_ref/16)",
             slope["slope"],
-            -0.5,
-            WIDTH_TOL[scale],
+            ranges.value("width_slope"),
+            ranges.tol("width_slope", scale),
             f"{scale}, L = {L_max:g}: {slope.describe('slope')}",
             u=boot_sd(table, lambda t: width_slope(t)[0]["slope"]),
             how="seed bootstrap SD",
             points=n,
             seeds=seeds,
             min_points=3,
+            kind="paper",
+            source=f"{THM1}; {TIGHT} (at the largest L the 1/√(LM) term dominates: slope −1/2 in M)",
         ),
         Claim.at_least(
             "resnet_width",
             "1/L floor: share of a/L in a/L + b/√(LM) at the smallest L, largest M",
             share,
-            FLOOR_MIN[scale],
+            ranges.value("width_floor_share", scale),
             f"{scale}: {both.describe('a')}; {both.describe('b')}" if both is not None else scale,
             u=boot_sd(table, floor_fraction) if both is not None else float("nan"),
             how="seed bootstrap SD",
             points=len(err),
             seeds=seeds,
             min_points=4,
+            at_bound=both.at_bound if both is not None else (),
+            kind="paper",
+            source=f"{THM1}; {TIGHT}: the 1/L (depth discretisation) term is present; the 15 % share "
+            "is ours (mfx/resnet/ranges.py)",
         ),
+        trained,
     ]
 
 

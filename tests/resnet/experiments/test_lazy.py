@@ -15,6 +15,7 @@ CLAIMS = [
     "rises like alpha/√(LM): exponent q",
     "grows like (LM)^(1/4)",
     "paired init: the distance to the limit does not grow",
+    "the networks learn",
 ]
 
 

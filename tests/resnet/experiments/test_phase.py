@@ -5,7 +5,7 @@ from mfx import experiment as registry
 from mfx import plotting
 from mfx.resnet import plots
 
-CLAIMS = ["critical gamma*"]
+CLAIMS = ["critical gamma*", "MLU needs movement", "lazy side", "subcritical side"]
 
 
 def test_quick_scale_claims_pass(quick_table):
@@ -18,6 +18,8 @@ def test_quick_scale_claims_pass(quick_table):
     assert not failed
     assert all(c.how == "seed bootstrap SD" and c.u > 0 and c.seeds >= 3 for c in claims)
     assert (table["status"] == "ok").all()
+    stable = table[table["metric"] == "stable"]
+    assert set(stable["value"]) == {0.0, 1.0}  # the rate search's unstable runs are rows (data)
     figures = plots.phase(table)
     assert figures and all(fig.axes for fig in figures.values())
     assert all(not plotting.layout_problems(fig) for fig in figures.values())

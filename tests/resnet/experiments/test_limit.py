@@ -1,0 +1,28 @@
+"""resnet_limit end to end at scale=quick: its claims pass, decided with their uncertainty; the
+RK4 reference is cached and shared; figures draw."""
+
+from mfx import experiment as registry
+from mfx import plotting
+from mfx.resnet import plots
+
+CLAIMS = [
+    "depth exponent of the bias",
+    "width exponent of one network",
+    "at every GD step k",
+    "the networks learn",
+]
+
+
+def test_quick_scale_claims_pass(quick_table):
+    table = quick_table("resnet_limit")
+    claims = registry.get("resnet_limit").claims(table)
+    assert [any(s in c.statement for c in claims) for s in CLAIMS] == [True] * len(CLAIMS)
+    failed = [
+        f"{c.statement}: {c.measured} ± {c.u} vs {c.expected} ({c.detail})" for c in claims if not c.passed
+    ]
+    assert not failed
+    assert all(c.how == "seed bootstrap SD" and c.u > 0 and c.seeds >= 3 for c in claims)
+    assert (table["status"] == "ok").all()
+    figures = plots.limit(table)
+    assert figures and all(fig.axes for fig in figures.values())
+    assert all(not plotting.layout_problems(fig) for fig in figures.values())
