@@ -169,7 +169,7 @@ def claims_hessian(table):
                 "at_most",
                 f"max |eigenvalue − closed form| at the {state}, p={p}, p*={p_star}",
                 dev,
-                1e-8,
+                rng("hessian_exact_tol"),
                 f"{e_got.size} eigenvalues ({scale})",
             )
         )
