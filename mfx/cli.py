@@ -318,7 +318,7 @@ def _run(args: list[str], combined: bool = True) -> int:
             done, failed = done + ran + skipped, failed + missing
             others = f"{elsewhere} running in another process, " if elsewhere else ""
             print(
-                f"{p.experiment}/{p.scale}{p.variant}: {len(p.jobs)} jobs ({ran} run, {skipped} skipped, "
+                f"{p.experiment}/{p.scale}{p.variant}: {_plural(len(p.jobs), 'job')} ({ran} run, {skipped} skipped, "
                 f"{others}{missing} failed) → {p.folder}; next: mfx report {p.folder}"
             )
     except KeyboardInterrupt:
@@ -414,8 +414,7 @@ def _job_states(p) -> list[tuple[bool, float | None]]:
     for j in results.find_jobs(sorted((Path(p.jobs[0].out) / p.experiment).glob(f"{p.scale}*"))):
         prov = results.read_json(j / results.PROVENANCE) or {}
         if isinstance(prov.get("seconds"), (int, float)) and isinstance(prov.get("config"), dict):
-            cfg = OmegaConf.create(prov["config"])
-            key = tuple(str(OmegaConf.select(cfg, k)) for k in p.axes)
+            key = tuple(str(_select(prov["config"], k)) for k in p.axes)
             recorded.setdefault(key, []).append(float(prov["seconds"]))
     everything = [x for xs in recorded.values() for x in xs]
     states = []
@@ -423,6 +422,13 @@ def _job_states(p) -> list[tuple[bool, float | None]]:
         here = recorded.get(tuple(str(OmegaConf.select(job, k)) for k in p.axes)) or everything
         states.append((results.job_hash(job) in done_hashes, statistics.median(here) if here else None))
     return states
+
+
+def _select(config: dict, key: str):
+    """A dotted key of a resolved config read from JSON (what OmegaConf.select does, without building one)."""
+    for part in key.split("."):
+        config = config.get(part) if isinstance(config, dict) else None
+    return config
 
 
 def _duration(seconds: float) -> str:
@@ -651,7 +657,7 @@ def _collect(args) -> int:
     results.write_json(info, out.with_suffix(".json"))
     jobs = len(results.find_jobs(args.dirs)) - info["incomplete_jobs"]
     skipped = f" ({info['incomplete_jobs']} incomplete jobs skipped)" if info["incomplete_jobs"] else ""
-    print(f"collected {len(table)} rows from {jobs} jobs{skipped} → {out}")
+    print(f"collected {_plural(len(table), 'row')} from {_plural(jobs, 'job')}{skipped} → {out}")
     return 0
 
 
@@ -780,6 +786,7 @@ def _audit(args) -> int:
     if args.seeds < 1:
         raise ConfigError(f"--seeds must be ≥ 1 (got {args.seeds})")
     names = _experiments([f"experiment={args.experiments}"])
+    print(_audit_cost(args, names), flush=True)
     per_seed = []
     for seed in range(args.first_seed, args.first_seed + args.seeds):
         code = _run(
@@ -802,6 +809,27 @@ def _audit(args) -> int:
     results.write_csv(counts, Path(args.out) / "audit.csv")
     print(report.audit_markdown(counts, args.scale))
     return 0
+
+
+def _audit_cost(args, names: list[str]) -> str:
+    """What the audit will cost, said before it starts: its jobs, and their time where earlier runs of
+    the same experiments and scale under --out recorded it (every seed costs about the same)."""
+    plans = [
+        sweep.plan([f"experiment={n}", f"scale={args.scale}", f"seed={args.first_seed}", f"out={args.out}"])
+        for n in names
+    ]
+    seconds, unknown = (sum(x) for x in zip(*(_pending_time(_job_states(p)) for p in plans)))
+    jobs = sum(len(p.jobs) for p in plans) * args.seeds
+    return (
+        f"audit: {_plural(len(names), 'experiment')} × {_plural(args.seeds, 'seed')} = {_plural(jobs, 'job')}"
+        + (f", ≈ {_duration(seconds * args.seeds)}" if seconds else "")
+        + (
+            f"{' +' if seconds else ','} {_plural(unknown * args.seeds, 'job')} without an estimate "
+            f"(no earlier run under {args.out})"
+            if unknown
+            else ""
+        )
+    )
 
 
 def _seed_of(folder: Path) -> int | None:
