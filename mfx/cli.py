@@ -132,6 +132,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     cm.add_argument("a", metavar="DIR_A", help="a sweep folder, table.csv or claims.csv")
     cm.add_argument("b", metavar="DIR_B", help="a sweep folder, table.csv or claims.csv")
+    cm.add_argument(
+        "--mixed",
+        action="store_true",
+        help="a folder holding jobs of several configurations of one experiment is one table (as collect --mixed)",
+    )
     c = sub.add_parser(
         "collect",
         help="concatenate every job's rows.csv into table.csv",
@@ -179,12 +184,12 @@ def _parser() -> argparse.ArgumentParser:
             s.add_argument(
                 "--strict", action="store_true", help="exit 1 if any claim fails or is inconclusive"
             )
-            s.add_argument(
-                "--mixed",
-                action="store_true",
-                help="one table of all the jobs under DIR, even of different configurations of one "
-                "experiment (default: a section per sweep, each variant its own)",
-            )
+        s.add_argument(
+            "--mixed",
+            action="store_true",
+            help="one table of all the jobs under DIR, even of different configurations of one "
+            "experiment (default: each sweep alone, each variant its own)",
+        )
     a = sub.add_parser(
         "audit",
         help="run every experiment for several seeds and count each claim's verdicts",
@@ -666,10 +671,14 @@ def _collect(args) -> int:
 
 def _plot(args) -> int:
     _out_folder(args.out)
-    table, _, home = results.load_table(args.table, warn=_warn)
-    out = Path(args.out) if args.out else home / "figures"
-    paths = report.draw(table, out)
-    print(f"{len(paths)} files → {out}")
+    path = Path(args.table)
+    out = Path(args.out) if args.out else (path if path.is_dir() else path.parent) / "figures"
+    paths = []
+    for s in api.sweeps(
+        path, mixed=args.mixed, warn=_warn
+    ):  # each sweep alone; a variant's hash in its names
+        paths += report.draw(s.table, out, "" if args.mixed else _variant(s.folder))
+    print(f"{_plural(len(paths), 'file')} → {out}")
     return 0
 
 
@@ -708,7 +717,7 @@ def _variant(folder: Path) -> str:
 
 
 def _compare(args) -> int:
-    a, b = _claims_of(Path(args.a)), _claims_of(Path(args.b))
+    a, b = _claims_of(Path(args.a), args.mixed), _claims_of(Path(args.b), args.mixed)
     key = ["experiment", "claim"]
     both = a[key].drop_duplicates().merge(b[key].drop_duplicates(), how="outer", on=key, sort=False)
     index_a, index_b = a.drop_duplicates(key).set_index(key), b.drop_duplicates(key).set_index(key)
@@ -744,7 +753,7 @@ def _claim_text(index: pd.DataFrame, key) -> str:
     return f"{value} {c['verdict']}"
 
 
-def _claims_of(path: Path) -> pd.DataFrame:
+def _claims_of(path: Path, mixed: bool = False) -> pd.DataFrame:
     """The claims of a sweep: its claims.csv if up to date, else evaluated on its jobs or table."""
     if path.is_file() and path.name == "claims.csv":
         return _read_claims(path)
@@ -760,7 +769,7 @@ def _claims_of(path: Path) -> pd.DataFrame:
         if (path / "claims.csv").stat().st_mtime >= newest:
             return _read_claims(path / "claims.csv")
     if path.is_dir() and results.find_jobs([path]):
-        table, _ = results.collect([path])  # not written: compare only reads
+        table, _ = results.collect([path], mixed=mixed)  # not written: compare only reads
     else:
         table = results.load_table(path, warn=_warn)[0]
     claims = [c for exp, _, rows in report.by_experiment(table) for c in report.claims_of(exp, rows)]

@@ -139,9 +139,14 @@ def test_report_over_a_root_has_a_section_per_sweep_and_names_a_variants_overrid
         ]
         figures = {p.name for p in (root / "figures").glob("*.png")}
         assert figures == {"toy_quick_y_vs_a.png", f"toy_{variant.name}_y_vs_a.png"}
-    # --mixed: one table of both configurations, as asked (the report says so)
+    # --mixed: one table of both configurations, as asked (the report says so); every command whose
+    # message suggests it accepts it
     assert cli.main(["report", str(tmp_path / "toy"), "--mixed"]) == 0
     assert "knowingly mixes" in (tmp_path / "toy" / "report.md").read_text()
+    assert cli.main(["compare", str(tmp_path / "toy"), str(sweep), "--mixed"]) == 0
+    assert cli.main(["plot", str(tmp_path / "toy"), "--out", str(tmp_path / "figs")]) == 0  # each sweep alone
+    assert {p.name for p in (tmp_path / "figs").glob("*.png")} == figures
+    assert cli.main(["collect", str(tmp_path / "toy"), "--mixed"]) == 0
 
 
 def test_html_report_opens_with_a_summary_table_and_contents_and_folds_provenance(tmp_path):
