@@ -134,6 +134,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     cm.add_argument("a", metavar="DIR_A", help="a sweep folder, table.csv or claims.csv")
     cm.add_argument("b", metavar="DIR_B", help="a sweep folder, table.csv or claims.csv")
+    cm.add_argument(
+        "--mixed",
+        action="store_true",
+        help="a folder holding jobs of several configurations of one experiment is one table (as collect --mixed)",
+    )
     c = sub.add_parser(
         "collect",
         help="concatenate every job's rows.csv into table.csv",
@@ -181,12 +186,12 @@ def _parser() -> argparse.ArgumentParser:
             s.add_argument(
                 "--strict", action="store_true", help="exit 1 if any claim fails or is inconclusive"
             )
-            s.add_argument(
-                "--mixed",
-                action="store_true",
-                help="one table of all the jobs under DIR, even of different configurations of one "
-                "experiment (default: a section per sweep, each variant its own)",
-            )
+        s.add_argument(
+            "--mixed",
+            action="store_true",
+            help="one table of all the jobs under DIR, even of different configurations of one "
+            "experiment (default: each sweep alone, each variant its own)",
+        )
     a = sub.add_parser(
         "audit",
         help="run every experiment for several seeds and count each claim's verdicts",
@@ -367,7 +372,9 @@ def _run_plan(p, args: list[str], run_id: str, todo, progress: str) -> int:
         then = f"{missing} failed" + (f" (launcher logs: {logs})" if logs.is_dir() else "")
     else:
         then = ""
-    tally = f"{p.experiment}/{p.scale}{p.variant}: {len(p.jobs)} jobs ({ran} run, {skipped} skipped, "
+    tally = (
+        f"{p.experiment}/{p.scale}{p.variant}: {_plural(len(p.jobs), 'job')} ({ran} run, {skipped} skipped, "
+    )
     tally += f"{others}{missing} failed) → {p.folder}"
     if cancelled is not None:  # the one line that ends a sweep SLURM cancelled
         print(tally)
@@ -461,8 +468,7 @@ def _job_states(p) -> list[tuple[bool, float | None]]:
     for j in results.find_jobs(sorted((Path(p.jobs[0].out) / p.experiment).glob(f"{p.scale}*"))):
         prov = results.read_json(j / results.PROVENANCE) or {}
         if isinstance(prov.get("seconds"), (int, float)) and isinstance(prov.get("config"), dict):
-            cfg = OmegaConf.create(prov["config"])
-            key = tuple(str(OmegaConf.select(cfg, k)) for k in p.axes)
+            key = tuple(str(_select(prov["config"], k)) for k in p.axes)
             recorded.setdefault(key, []).append(float(prov["seconds"]))
     everything = [x for xs in recorded.values() for x in xs]
     states = []
@@ -470,6 +476,13 @@ def _job_states(p) -> list[tuple[bool, float | None]]:
         here = recorded.get(tuple(str(OmegaConf.select(job, k)) for k in p.axes)) or everything
         states.append((results.job_hash(job) in done_hashes, statistics.median(here) if here else None))
     return states
+
+
+def _select(config: dict, key: str):
+    """A dotted key of a resolved config read from JSON (what OmegaConf.select does, without building one)."""
+    for part in key.split("."):
+        config = config.get(part) if isinstance(config, dict) else None
+    return config
 
 
 def _duration(seconds: float) -> str:
@@ -696,7 +709,7 @@ def _collect(args) -> int:
     results.write_json(info, out.with_suffix(".json"))
     jobs = len(results.find_jobs(args.dirs)) - info["incomplete_jobs"]
     skipped = f" ({info['incomplete_jobs']} incomplete jobs skipped)" if info["incomplete_jobs"] else ""
-    print(f"collected {len(table)} rows from {jobs} jobs{skipped} → {out}")
+    print(f"collected {_plural(len(table), 'row')} from {_plural(jobs, 'job')}{skipped} → {out}")
     return 0
 
 
@@ -705,10 +718,14 @@ def _collect(args) -> int:
 
 def _plot(args) -> int:
     _out_folder(args.out)
-    table, _, home = results.load_table(args.table, warn=_warn, write=args.out is None)
-    out = Path(args.out) if args.out else home / "figures"
-    paths = report.draw(table, out)
-    print(f"{len(paths)} files → {out}")
+    path = Path(args.table)
+    out = Path(args.out) if args.out else (path if path.is_dir() else path.parent) / "figures"
+    paths = []
+    for s in api.sweeps(
+        path, mixed=args.mixed, warn=_warn
+    ):  # each sweep alone; a variant's hash in its names
+        paths += report.draw(s.table, out, "" if args.mixed else _variant(s.folder))
+    print(f"{_plural(len(paths), 'file')} → {out}")
     return 0
 
 
@@ -748,7 +765,7 @@ def _variant(folder: Path) -> str:
 
 
 def _compare(args) -> int:
-    a, b = _claims_of(Path(args.a)), _claims_of(Path(args.b))
+    a, b = _claims_of(Path(args.a), args.mixed), _claims_of(Path(args.b), args.mixed)
     key = ["experiment", "claim"]
     both = a[key].drop_duplicates().merge(b[key].drop_duplicates(), how="outer", on=key, sort=False)
     index_a, index_b = a.drop_duplicates(key).set_index(key), b.drop_duplicates(key).set_index(key)
@@ -784,7 +801,7 @@ def _claim_text(index: pd.DataFrame, key) -> str:
     return f"{value} {c['verdict']}"
 
 
-def _claims_of(path: Path) -> pd.DataFrame:
+def _claims_of(path: Path, mixed: bool = False) -> pd.DataFrame:
     """The claims of a sweep: its claims.csv if up to date, else evaluated on its jobs or table."""
     if path.is_file() and path.name == "claims.csv":
         return _read_claims(path)
@@ -800,7 +817,7 @@ def _claims_of(path: Path) -> pd.DataFrame:
         if (path / "claims.csv").stat().st_mtime >= newest:
             return _read_claims(path / "claims.csv")
     if path.is_dir() and results.find_jobs([path]):
-        table, _ = results.collect([path])  # not written: compare only reads
+        table, _ = results.collect([path], mixed=mixed)  # not written: compare only reads
     else:
         table = results.load_table(path, warn=_warn)[0]
     claims = [c for exp, _, rows in report.by_experiment(table) for c in report.claims_of(exp, rows)]
@@ -826,6 +843,7 @@ def _audit(args) -> int:
     if args.seeds < 1:
         raise ConfigError(f"--seeds must be ≥ 1 (got {args.seeds})")
     names = _experiments([f"experiment={args.experiments}"])
+    print(_audit_cost(args, names), flush=True)
     per_seed = []
     for seed in range(args.first_seed, args.first_seed + args.seeds):
         code = _run(
@@ -848,6 +866,27 @@ def _audit(args) -> int:
     results.write_csv(counts, Path(args.out) / "audit.csv")
     print(report.audit_markdown(counts, args.scale))
     return 0
+
+
+def _audit_cost(args, names: list[str]) -> str:
+    """What the audit will cost, said before it starts: its jobs, and their time where earlier runs of
+    the same experiments and scale under --out recorded it (every seed costs about the same)."""
+    plans = [
+        sweep.plan([f"experiment={n}", f"scale={args.scale}", f"seed={args.first_seed}", f"out={args.out}"])
+        for n in names
+    ]
+    seconds, unknown = (sum(x) for x in zip(*(_pending_time(_job_states(p)) for p in plans)))
+    jobs = sum(len(p.jobs) for p in plans) * args.seeds
+    return (
+        f"audit: {_plural(len(names), 'experiment')} × {_plural(args.seeds, 'seed')} = {_plural(jobs, 'job')}"
+        + (f", ≈ {_duration(seconds * args.seeds)}" if seconds else "")
+        + (
+            f"{' +' if seconds else ','} {_plural(unknown * args.seeds, 'job')} without an estimate "
+            f"(no earlier run under {args.out})"
+            if unknown
+            else ""
+        )
+    )
 
 
 def _seed_of(folder: Path) -> int | None:

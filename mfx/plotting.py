@@ -252,3 +252,29 @@ def plot_function(name: str) -> Callable[[pd.DataFrame], dict]:
     for family in FAMILIES:
         importlib.import_module(f"mfx.{family}.plots")
     return _PLOTS[name]
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def number(x: float) -> str:
+    """`x` as a reader writes it in a label or a legend: 1000000 → "10⁶", 30000 → "3 × 10⁴",
+    0.001 → "10⁻³", 64 → "64", 0.25 → "0.25" (never "1e+06")."""
+    x = float(x)
+    if x == 0 or not np.isfinite(x) or 1e-2 <= abs(x) < 1e4:
+        return f"{x:g}"
+    exponent = int(np.floor(np.log10(abs(x))))
+    mantissa = round(x / 10**exponent, 2)
+    power = f"10{str(exponent).translate(_SUPERSCRIPT)}"
+    return power if mantissa == 1 else f"{mantissa:g} × {power}"
+
+
+def label(words: dict[str, str], code: str) -> str:
+    """The words for a code name in a family's label table (`gmm2` → "two-Gaussian mixture").
+
+    A family keeps one table {code: words} for its cases, distributions and metrics; a code the
+    table lacks raises KeyError, so a new case cannot reach a legend as code.
+    """
+    if code not in words:
+        raise KeyError(f"no words for {code!r} in the label table (add it: legends never show code names)")
+    return words[code]

@@ -70,11 +70,11 @@ def captioned_figures(exp, scale: str, rows: pd.DataFrame, claims: list[Claim]) 
     return figs
 
 
-def draw(table: pd.DataFrame, out: Path) -> list[Path]:
-    """Save every figure of every experiment in `table` as out/<experiment>_<scale>_<key>.{pdf,png}."""
+def draw(table: pd.DataFrame, out: Path, variant: str = "") -> list[Path]:
+    """Save every figure of every experiment in `table` as out/<experiment>_<scale><variant>_<key>.{pdf,png}."""
     paths = []
     for exp, scale, rows in by_experiment(table):
-        paths += figures_of(exp, scale, rows, out, claims_of(exp, rows))[0]
+        paths += figures_of(exp, scale, rows, out, claims_of(exp, rows), variant)[0]
     return paths
 
 

@@ -1,8 +1,14 @@
 """report.md, report.html and claims.csv from a collected table (mfx.report)."""
 
+import html
+import json
+import re
+import shutil
+import subprocess
 from html.parser import HTMLParser
 
 import pandas as pd
+import pytest
 from conftest import TEST_CONF
 
 from mfx import cli, report
@@ -133,9 +139,14 @@ def test_report_over_a_root_has_a_section_per_sweep_and_names_a_variants_overrid
         ]
         figures = {p.name for p in (root / "figures").glob("*.png")}
         assert figures == {"toy_quick_y_vs_a.png", f"toy_{variant.name}_y_vs_a.png"}
-    # --mixed: one table of both configurations, as asked (the report says so)
+    # --mixed: one table of both configurations, as asked (the report says so); every command whose
+    # message suggests it accepts it
     assert cli.main(["report", str(tmp_path / "toy"), "--mixed"]) == 0
     assert "knowingly mixes" in (tmp_path / "toy" / "report.md").read_text()
+    assert cli.main(["compare", str(tmp_path / "toy"), str(sweep), "--mixed"]) == 0
+    assert cli.main(["plot", str(tmp_path / "toy"), "--out", str(tmp_path / "figs")]) == 0  # each sweep alone
+    assert {p.name for p in (tmp_path / "figs").glob("*.png")} == figures
+    assert cli.main(["collect", str(tmp_path / "toy"), "--mixed"]) == 0
 
 
 def test_html_report_opens_with_a_summary_table_and_contents_and_folds_provenance(tmp_path):
@@ -158,3 +169,42 @@ def test_reason_says_why_a_claim_is_not_a_pass():
     assert report.reason(few) == "inside the range; needs ≥ 3 points"
     off = Claim.at_most("x", "s", 2.0, 1.0, u=0.1, how="fit SE", kind="derived", source="d")
     assert report.reason(off) == "outside the range by 1, more than 2u = 0.2"
+
+
+BROWSER = next((b for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)
+# What the page reports of itself once loaded in the browser, at a phone's width
+CHECK = """<script>
+window.addEventListener("load", () => {
+  const images = [...document.images];
+  const result = {
+    images: images.length,
+    loaded: images.filter((i) => i.complete && i.naturalWidth > 0).length,
+    page: document.documentElement.scrollWidth,
+    window: window.innerWidth,
+    widest: Math.max(0, ...images.map((i) => i.getBoundingClientRect().right)),
+    summary: document.querySelectorAll("#summary tr").length,
+    contents: document.querySelectorAll("nav li").length,
+    folded: !document.querySelector("details#provenance").open,
+  };
+  const out = document.createElement("pre");
+  out.id = "check";
+  out.textContent = JSON.stringify(result);
+  document.body.appendChild(out);
+});
+</script></body>"""
+
+
+@pytest.mark.skipif(BROWSER is None, reason="no headless browser (apt-get install chromium)")
+def test_html_report_renders_in_a_browser_with_every_image_and_nothing_wider_than_a_phone(tmp_path):
+    sweep = _toy_report(tmp_path)
+    page = (sweep / "report.html").read_text().replace("</body>", CHECK)
+    (tmp_path / "checked.html").write_text(page)
+    argv = [BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--window-size=400,800"]
+    argv += ["--virtual-time-budget=5000", "--dump-dom", (tmp_path / "checked.html").as_uri()]
+    dom = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=True).stdout
+    found = re.search(r'<pre id="check">(.*?)</pre>', dom)
+    assert found, dom[-500:]
+    r = json.loads(html.unescape(found.group(1)))
+    assert r["images"] == r["loaded"] == 1  # the figure is there, decoded
+    assert r["page"] <= r["window"] and r["widest"] <= r["window"]  # scaled to the page, no sideways scroll
+    assert r["summary"] == 2 and r["contents"] == 2 and r["folded"]  # header + 1 row; 1 section + provenance

@@ -1,0 +1,52 @@
+"""Start-up and resume of the command line, as ratios to what they cannot beat.
+
+- `mfx --version`, `mfx --help`, `mfx list` in a fresh process against `python -c pass` (the
+  interpreter's own start-up): they load no torch, pandas or matplotlib (target: under 1 s).
+- `mfx run` of a finished 20-job sweep (resnet_phase, quick: every job skipped) against the jobs'
+  own recorded time (target: the resume check under 3 s).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from mfx.bench import Result, compare, median_time
+
+MFX = str(Path(sys.executable).with_name("mfx"))
+
+
+def _process(*argv: str):
+    return lambda: subprocess.run(list(argv), check=True, capture_output=True)
+
+
+def run() -> list[Result]:
+    python = _process(sys.executable, "-c", "pass")
+    found = [
+        compare(
+            f"mfx {' '.join(argv)} (cold process) vs python -c pass",
+            _process(MFX, *argv),
+            python,
+            repeat=3,
+            note=f"ratio = python / mfx; mfx {' '.join(argv)} target < 1 s",
+        )
+        for argv in (("--version",), ("--help",), ("list",))
+    ]
+    with tempfile.TemporaryDirectory() as out:
+        sweep = [MFX, "run", "experiment=resnet_phase", "scale=quick", f"out={out}"]
+        subprocess.run(sweep, check=True, capture_output=True)
+        jobs = sorted(Path(out, "resnet_phase", "quick").glob("*/provenance.json"))
+        own = sum(json.loads(p.read_text())["seconds"] for p in jobs)
+        resume = median_time(_process(*sweep), repeat=3, warmup=0)
+    found.append(
+        Result(
+            f"resume check of a finished {len(jobs)}-job sweep vs the jobs' own time",
+            resume,
+            own,
+            note=f"target: resume < 3 s (measured {resume:.2f} s)",
+        )
+    )
+    return found
