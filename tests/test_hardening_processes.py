@@ -9,6 +9,7 @@ complete, no temporary, no lock, no duplicate row, and the bytes of an undisturb
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -166,10 +167,15 @@ def test_a_signal_stops_a_real_sweep_with_one_line_and_exit_130(tmp_path, refere
 def test_two_sweeps_on_one_folder_compute_each_job_once(tmp_path, reference):
     out, log = tmp_path / "out", tmp_path / "computed.log"
     procs = [child(tmp_path, out, TOY_SLOW=0.6, TOY_LOG=log) for _ in range(2)]
+    ran = 0
     for p in procs:
         stdout, stderr = p.communicate(timeout=300)
-        assert p.returncode == 0, (stdout, stderr)
+        assert p.returncode == 0, (stdout, stderr)  # a job the other run computes is waited for
         assert "Traceback" not in stderr
+        tally = re.search(r"\((\d+) run, (\d+) skipped, 0 failed\)", stdout)
+        assert tally and int(tally[1]) + int(tally[2]) == 4, stdout
+        ran += int(tally[1])
     computed = [line.split()[0] for line in log.read_text().splitlines()]
     assert sorted(computed) == ["1", "2", "4", "8"]  # each job once, by one of the two
+    assert ran == 4  # the tallies are exact: each job counted as run by the run that computed it
     check_sound(out, reference)

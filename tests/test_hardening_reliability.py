@@ -475,6 +475,7 @@ def test_a_damaged_marker_is_refused_naming_the_file_and_rerun_by_resume(copy, c
 
 ROWS_DAMAGE = {
     "oversize": lambda p: os.truncate(p, results.MAX_ROWS_BYTES + 1),
+    "200-mb": lambda p: os.truncate(p, 200 * 10**6),
     "a-fifo": lambda p: (p.unlink(), os.mkfifo(p)),
     "dev-zero": lambda p: (p.unlink(), p.symlink_to("/dev/zero")),
     "link-outside": lambda p: (p.unlink(), p.symlink_to("/etc/hostname")),
@@ -539,7 +540,13 @@ def _mfx(*args, env=None, **kw) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize(
-    "backend", ["module://matplotlib_inline.backend_inline", "nonsense", "TkAgg", "module://nope"]
+    "backend",
+    [
+        "module://matplotlib_inline.backend_inline",
+        "nonsense",
+        pytest.param("TkAgg", marks=pytest.mark.slow),
+        pytest.param("module://nope", marks=pytest.mark.slow),
+    ],
 )
 def test_an_inline_or_unknown_matplotlib_backend_is_overridden(copy, backend):
     r = _mfx("plot", str(copy / "toy" / "quick"), env={"MPLBACKEND": backend})
@@ -575,7 +582,10 @@ START = "import sys; sys.stderr.write('ready\\n'); sys.stderr.flush(); sys.argv[
 START += "import runpy; runpy.run_module('mfx', run_name='__main__')"
 
 
-@pytest.mark.parametrize("delay", [0.1, 0.3, 0.6, 1.0, 2.0])
+@pytest.mark.parametrize(
+    "delay",
+    [0.1, 0.3, pytest.param(0.6, marks=pytest.mark.slow), 1.0, pytest.param(2.0, marks=pytest.mark.slow)],
+)
 def test_ctrl_c_during_start_up_is_one_line_and_exit_130(delay):
     p = subprocess.Popen(
         [sys.executable, "-c", START, "list"],
