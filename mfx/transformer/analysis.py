@@ -51,8 +51,9 @@ import numpy as np
 import pandas as pd
 
 from mfx import fit
+from mfx.transformer.ranges import RANGES
 
-E1_DEPTH_L_MIN = 4  # the 1/L expansions (depth error, b²(L)) hold from L = 4 on (Euler with ≥ 4 steps)
+E1_DEPTH_L_MIN = RANGES["E1_depth_L_min"]["value"]  # the 1/L expansions (depth error, b²(L)) hold from here
 
 
 def _limit(table: pd.DataFrame, metric: str) -> pd.DataFrame:
@@ -150,8 +151,8 @@ def error_law(table: pd.DataFrame, metric: str = "err", depth_metric: str = "err
 
 def shares(table: pd.DataFrame) -> dict:
     """Shares of E err² carried by each part where it should dominate (module docstring):
-    {"depth": err_depth²/E err² at (smallest L, largest H), "width": E err_mc²/E err² at (largest L,
-    smallest H)}, NaN when the grid lacks the points."""
+    {"depth": err_depth²/E err² at (smallest L of the law's range L ≥ E1_DEPTH_L_MIN, largest H),
+    "width": E err_mc²/E err² at (largest L, smallest H)}, NaN when the grid lacks the points."""
     tot = rms_over_seeds(table, "err").set_index(["L", "H"])["value"]
     mc = rms_over_seeds(table, "err_mc").set_index(["L", "H"])["value"]
     dep = depth_errors(table).set_index("L")["value"]
@@ -159,7 +160,9 @@ def shares(table: pd.DataFrame) -> dict:
     if tot.empty or dep.empty:
         return {"depth": nan, "width": nan}
     Ls, Hs = tot.index.get_level_values("L"), tot.index.get_level_values("H")
-    lo, hi = (int(Ls.min()), int(Hs.max())), (int(Ls.max()), int(Hs.min()))
+    in_law = Ls[Ls >= E1_DEPTH_L_MIN]
+    lo = (int(in_law.min()) if len(in_law) else 0, int(Hs.max()))
+    hi = (int(Ls.max()), int(Hs.min()))
     depth = dep.get(lo[0], nan) ** 2 / tot[lo] ** 2 if lo in tot.index else nan
     width = mc[hi] ** 2 / tot[hi] ** 2 if hi in tot.index and hi in mc.index else nan
     return {"depth": float(depth), "width": float(width), "depth_at": lo, "width_at": hi}
@@ -247,3 +250,25 @@ def adjoint_width_slope(t: pd.DataFrame) -> float:
     """Exponent of the Monte Carlo error sqrt(E err² − err_depth²) in H (expected −1/2)."""
     ex = adjoint_width_excess(t)
     return 0.5 * fit.power_law(ex.index.to_numpy(float), ex.to_numpy())["slope"]
+
+
+def lh_grid(table: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """E2's (L, H) grid (role `grid`, at the sweep's largest eps): mean and SD over seeds of `metric` per
+    (L, H), sorted by L·H."""
+    t = table[
+        (table["experiment"] == "transformer_convergence")
+        & (table["role"] == "grid")
+        & (table["metric"] == metric)
+        & (table["status"] == "ok")
+    ]
+    t = t[t["eps"] == t["eps"].max()]
+    g = t.groupby(["L", "H"], as_index=False)["value"].agg(mean="mean", sd="std", seeds="count")
+    g["LH"] = g["L"] * g["H"]
+    return g.sort_values("LH")
+
+
+def lh_sd_fit(table: pd.DataFrame, metric: str) -> fit.Fit:
+    """Power law of the seed SD of `metric` in L·H over E2's (L, H) grid (exponent −1/2 expected: the
+    kernel is an average over the L·H i.i.d. heads, `experiments/convergence.py` docstring)."""
+    g = lh_grid(table, metric)
+    return fit.power_law(g["LH"], g["sd"])

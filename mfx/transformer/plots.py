@@ -23,6 +23,8 @@ from mfx.transformer.analysis import (
     discrete_curves,
     error_law,
     law_predict,
+    lh_grid,
+    lh_sd_fit,
     merge_curves,
     rms_over_seeds,
     width_fit,
@@ -47,7 +49,7 @@ def plot_limit(table: pd.DataFrame) -> dict:
     x = np.geomspace(dep["x"].min(), dep["x"].max(), 20) if len(dep) else np.array([])
     if np.isfinite(fd["slope"]) and len(x):
         ax_d.loglog(x, fd["prefactor"] * x ** fd["slope"], "k--", lw=1, label=f"fit: slope {fd['slope']:.2f}")
-        ax_d.loglog(x, fd["prefactor"] * x, ":", color="grey", label="paper: slope 1")
+        ax_d.loglog(x, fd["prefactor"] * x, ":", color="grey", label="derived: slope 1")
     ax_d.xaxis.set_minor_formatter(NullFormatter())
     ax_d.set(xlabel="$1/L - 1/L_{ref}$", ylabel="$|f_{L,P} - f_{ref}|$ (RMS over $i$)", title="depth error")
     plotting.legend_outside(ax_d)
@@ -71,7 +73,7 @@ def plot_limit(table: pd.DataFrame) -> dict:
             lw=1,
             label=f"fit ($L = {L_max}$): {fw['slope']:.2f}",
         )
-        ax_w.plot(h, fw["prefactor"] * h**-0.5, ":", color="grey", label="paper: $-1/2$")
+        ax_w.plot(h, fw["prefactor"] * h**-0.5, ":", color="grey", label="derived: $-1/2$")
     ax_w.plot([], [], "--", color="grey", lw=0.8, label="$t = 0$")
     ax_w.set(
         xscale="log", yscale="log", xlabel="heads $H$", ylabel="$|f_{L,H} - f_{L,P}|$", title="width error"
@@ -120,7 +122,7 @@ def plot_convergence(table: pd.DataFrame) -> dict:
     eps = t["eps"].max() if len(t) else 0.0
     summary = t[t["step"].isna()].pivot_table(index=["case", "eps", "seed"], columns="metric", values="value")
     # (a) injective cases: R(t)/R(0) and the theorem's bound exp(−λ_min(K_0) t/N) (dashed), seed 0
-    inj = sorted(t.loc[t["role"].isin(["injective", "bound"]), "case"].unique())
+    inj = sorted(t.loc[t["role"].isin(["injective", "bound", "kernel0"]), "case"].unique())
     for case, col in zip(inj, plotting.colors(len(inj))):
         c = t[(t["case"] == case) & (t["eps"] == eps) & (t["metric"] == "loss")]
         for s, g in c.groupby("seed"):
@@ -192,7 +194,37 @@ def plot_convergence(table: pd.DataFrame) -> dict:
             )
     ax_qk.set(yscale="log", xlabel="flow time $t$", ylabel="$R(t)/R(0)$", title="QK-only training, $L = 1$")
     plotting.legend_below(ax_qk, ncol=2)
-    return {"loss": fig}
+    grid = _lh_grid_figure(t)
+    return {"loss": fig, **({"lh_grid": grid} if grid is not None else {})}
+
+
+def _lh_grid_figure(t: pd.DataFrame):
+    """E2's (L, H) grid: λ_min(K_0)/N and the late rate (mean ± SD over seeds) against L·H, and their
+    seed SDs with the fitted exponents beside the derived −1/2; None without grid rows."""
+    series = (("lam0", r"$\lambda_{min}(K_0)$", "C0"), ("late_rate", "late rate of $R$", "C3"))
+    if lh_grid(t, "lam0").empty:
+        return None
+    fig, (ax_m, ax_s) = plotting.figure(2, 1, width=3.6, height=2.8)
+    for metric, label, col in series:
+        g = lh_grid(t, metric)
+        ax_m.errorbar(g["LH"], g["mean"], yerr=g["sd"], fmt="o-", color=col, ms=3, lw=1, label=label)
+        ax_s.loglog(g["LH"], g["sd"], "o", color=col, ms=3, label=f"{label}: SD")
+        f = lh_sd_fit(t, metric)
+        if np.isfinite(f["slope"]):
+            x = np.geomspace(g["LH"].min(), g["LH"].max(), 20)
+            ax_s.loglog(
+                x, f["prefactor"] * x ** f["slope"], "--", color=col, lw=1, label=f"fit: {f['slope']:.2f}"
+            )
+    x = np.geomspace(*ax_s.get_xlim(), 20)
+    ref = lh_grid(t, "lam0")
+    ax_s.loglog(
+        x, ref["sd"].iloc[0] * (x / ref["LH"].iloc[0]) ** -0.5, ":", color="grey", label="derived: $-1/2$"
+    )
+    ax_m.set(xscale="log", xlabel=r"$L \cdot H$", ylabel="mean ± SD over seeds", title="as $L, H$ grow")
+    ax_s.set(xlabel=r"$L \cdot H$", ylabel="SD over seeds", title="fluctuations")
+    plotting.legend_below(ax_m, ncol=1)
+    plotting.legend_below(ax_s, ncol=2)
+    return fig
 
 
 FLOOR = -14  # log10 floor of the figures: values ≤ EXACT_NULL are exact nulls, drawn as markers there

@@ -130,3 +130,27 @@ def test_merge_curves_sorts_each_curve_by_decreasing_spacing():
     s, lam = curves[("cube", 2)]
     np.testing.assert_array_equal(s, [1.0, 0.1, 0.01])
     np.testing.assert_array_equal(lam, [1e-2, 1e-5, 1e-8])
+
+
+def test_lh_grid_keeps_the_largest_eps_and_fits_the_seed_sd():
+    rows = []
+    for L, H in ((2, 4), (4, 8), (8, 16)):
+        for s, z in enumerate((-1.0, 1.0)):
+            for eps, scale in ((0.1, 10.0), (0.3, 1.0)):
+                rows.append(
+                    {
+                        "experiment": "transformer_convergence",
+                        "role": "grid",
+                        "metric": "lam0",
+                        "status": "ok",
+                        "L": L,
+                        "H": H,
+                        "eps": eps,
+                        "seed": s,
+                        "value": 2.0 + scale * z * (L * H) ** -0.5,
+                    }
+                )
+    g = analysis.lh_grid(pd.DataFrame(rows), "lam0")
+    assert g["LH"].tolist() == [8, 32, 128] and np.allclose(g["mean"], 2.0) and (g["seeds"] == 2).all()
+    assert np.allclose(g["sd"], np.sqrt(2) * g["LH"] ** -0.5)  # eps = 0.3 only (the ×10 rows left out)
+    assert np.isclose(analysis.lh_sd_fit(pd.DataFrame(rows), "lam0")["slope"], -0.5)

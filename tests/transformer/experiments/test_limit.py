@@ -7,11 +7,13 @@ NAME = "transformer_limit"
 ISSUE_CLAIMS = [
     "depth error",
     "width error",
+    "the measured networks are trained",
+    "training makes the depth error",
     "the depth term dominates",
-    "the law's depth term A x² is resolved",
     "the law's width term B/(LH)",
     "the error law A x² + (B + C x)/(LH)",
 ]
+KINDS = ["derived"] * 5 + ["identity", "derived"]
 
 
 def test_experiment_runs_end_to_end_and_its_claims_pass(quick_table):
@@ -22,6 +24,7 @@ def test_experiment_runs_end_to_end_and_its_claims_pass(quick_table):
     for claim, words in zip(claims, ISSUE_CLAIMS):
         assert claim.statement.startswith(words)
         assert claim.passed, claim
+    assert [c.kind for c in claims] == KINDS and all(c.source for c in claims)
     figures = plotting.plot_function(NAME)(table)
     assert all(plotting.layout_problems(f) == [] for f in figures.values())
 
