@@ -239,44 +239,13 @@ def phase(table):
     summary = analysis.phase_summary(table)
     gamma_star = analysis.phase_gamma_star(table)
     fig, (ax_map, ax_exp, ax_search) = plotting.figure(3, 1, width=3.9, height=3.0)
-    g, beta = summary["gamma"], summary["lr_max"]
-    lo, hi = float(g.min()), float(g.max())
-    top = float(max(beta.max(), (beta - summary["local_update"]).max())) + 0.5
-    bottom = float(beta.min()) - 0.5
-    ax_map.fill_between(g, beta, top, color="C3", alpha=0.12, lw=0, label="unstable (measured edge)")
-    ax_map.errorbar(g, beta, yerr=summary["lr_max_se"], fmt="o-", color="C3", lw=0.8, ms=3)
-    xs = np.linspace(lo, hi, 200)
-    edge_xs = np.interp(xs, g, beta)
-    left, right = xs <= gamma_star, xs >= gamma_star
-    ax_map.fill_between(xs[left], bottom, edge_xs[left], color="C0", alpha=0.1, lw=0, label="subcritical")
-    ax_map.fill_between(xs[right], bottom, edge_xs[right], color="C1", alpha=0.1, lw=0, label="lazy")
-    ax_map.plot(g, beta - summary["local_update"], "--", color="C2", lw=0.9, label="local update $O(1)$")
-    ax_map.axvline(gamma_star, color="k", lw=1.0, label=f"critical line $\\gamma^*$ = {gamma_star:.2f}")
-    edge = float(np.interp(gamma_star, g, beta))
-    ax_map.plot([gamma_star], [edge], "*", color="k", ms=10, label="MLU")
-    ax_map.set_xlim(lo, hi)
-    ax_map.set_ylim(bottom, top)
-    ax_map.set_xlabel("$\\gamma$ (residual scale $D^\\gamma/(LM)$)")
-    ax_map.set_ylabel("rate exponent $\\beta$ ($\\eta \\propto D^\\beta$)")
-    plotting.legend_below(ax_map, ncol=2)
-
-    labels = {
-        "lr_max": "largest stable rate",
-        "local_update": "local update",
-        "movement": "feature movement",
-        "diversity": "diversity",
-    }
-    for (metric, label), color in zip(labels.items(), ("C3", "C2", "C0", "C4")):
-        ax_exp.errorbar(
-            g, summary[metric], yerr=summary[f"{metric}_se"], fmt="*-", color=color, lw=0.8, label=label
-        )
-    ax_exp.plot(xs, 0.5 - xs, ":", color="C2", lw=1.0, label="derived: $1/2 - \\gamma$")
-    ax_exp.axhline(0, color="k", lw=0.5)
-    ax_exp.axvline(0.5, color="k", ls=":", lw=1.0, label="paper: $\\gamma^* = 1/2$")
-    ax_exp.set_xlabel("$\\gamma$")
-    ax_exp.set_ylabel("exponent in $D$ (largest stable rate)")
-    plotting.legend_below(ax_exp, ncol=2)
-
+    summary = summary.dropna().astype(float)
+    if len(summary) >= 2:
+        _phase_map(ax_map, summary, gamma_star)
+        _phase_exponents(ax_exp, summary)
+    else:
+        for ax in (ax_map, ax_exp):
+            ax.set_title("fewer than two gammas with ≥ 3 values of $D$ in the fit range", fontsize=8)
     runs = table[(table["experiment"] == "resnet_phase") & (table["metric"] == "stable")]
     gammas = sorted(runs["gamma"].unique())
     for i, (color, gamma) in enumerate(zip(plotting.colors(len(gammas)), gammas)):
@@ -348,3 +317,49 @@ def limit(table):
     ax_one.set_ylabel("RMS error of one network")
     plotting.legend_outside(ax_one)
     return {"limit": fig}
+
+
+def _phase_map(ax_map, summary, gamma_star):
+    """The (gamma, rate exponent) plane: measured stability edge, O(1)-local-update line, regions."""
+    g, beta = summary["gamma"], summary["lr_max"]
+    lo, hi = float(g.min()), float(g.max())
+    top = float(max(beta.max(), (beta - summary["local_update"]).max())) + 0.5
+    bottom = float(beta.min()) - 0.5
+    ax_map.fill_between(g, beta, top, color="C3", alpha=0.12, lw=0, label="unstable (measured edge)")
+    ax_map.errorbar(g, beta, yerr=summary["lr_max_se"], fmt="o-", color="C3", lw=0.8, ms=3)
+    xs = np.linspace(lo, hi, 200)
+    edge_xs = np.interp(xs, g, beta)
+    left, right = xs <= gamma_star, xs >= gamma_star
+    ax_map.fill_between(xs[left], bottom, edge_xs[left], color="C0", alpha=0.1, lw=0, label="subcritical")
+    ax_map.fill_between(xs[right], bottom, edge_xs[right], color="C1", alpha=0.1, lw=0, label="lazy")
+    ax_map.plot(g, beta - summary["local_update"], "--", color="C2", lw=0.9, label="local update $O(1)$")
+    ax_map.axvline(gamma_star, color="k", lw=1.0, label=f"critical line $\\gamma^*$ = {gamma_star:.2f}")
+    edge = float(np.interp(gamma_star, g, beta))
+    ax_map.plot([gamma_star], [edge], "*", color="k", ms=10, label="MLU")
+    ax_map.set_xlim(lo, hi)
+    ax_map.set_ylim(bottom, top)
+    ax_map.set_xlabel("$\\gamma$ (residual scale $D^\\gamma/(LM)$)")
+    ax_map.set_ylabel("rate exponent $\\beta$ ($\\eta \\propto D^\\beta$)")
+    plotting.legend_below(ax_map, ncol=2)
+
+
+def _phase_exponents(ax_exp, summary):
+    """The exponents in D at the largest stable rate vs gamma, with the derived 1/2 − gamma."""
+    g = summary["gamma"]
+    xs = np.linspace(float(g.min()), float(g.max()), 200)
+    labels = {
+        "lr_max": "largest stable rate",
+        "local_update": "local update",
+        "movement": "feature movement",
+        "diversity": "diversity",
+    }
+    for (metric, label), color in zip(labels.items(), ("C3", "C2", "C0", "C4")):
+        ax_exp.errorbar(
+            g, summary[metric], yerr=summary[f"{metric}_se"], fmt="*-", color=color, lw=0.8, label=label
+        )
+    ax_exp.plot(xs, 0.5 - xs, ":", color="C2", lw=1.0, label="derived: $1/2 - \\gamma$")
+    ax_exp.axhline(0, color="k", lw=0.5)
+    ax_exp.axvline(0.5, color="k", ls=":", lw=1.0, label="paper: $\\gamma^* = 1/2$")
+    ax_exp.set_xlabel("$\\gamma$")
+    ax_exp.set_ylabel("exponent in $D$ (largest stable rate)")
+    plotting.legend_below(ax_exp, ncol=2)
