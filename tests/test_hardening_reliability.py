@@ -556,8 +556,19 @@ def test_an_inline_or_unknown_matplotlib_backend_is_overridden(copy, backend):
 
 
 def test_ascii_stdout_works(copy):
-    r = _mfx("status", str(copy), env={"PYTHONIOENCODING": "ascii"})
+    # the toy experiment is registered by conftest: the child imports it, then runs the CLI
+    code = f"import sys; sys.path.insert(0, {str(ROOT / 'tests')!r}); import conftest; from mfx import cli; "
+    code += f"sys.exit(cli.main(['collect', {str(copy / 'toy' / 'quick')!r}]))"
+    r = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONIOENCODING": "ascii"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    assert "\\u2192" in r.stdout  # collect's → written as an escape, not a crash
 
 
 def test_a_read_only_package_puts_numbas_cache_in_a_private_folder(tmp_path):
