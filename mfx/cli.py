@@ -752,7 +752,7 @@ def _report(args) -> int:
     for c in claims:
         if not c.passed:
             print(
-                f"  {c.verdict.upper()} [{report.kind_label(c)}] {c.experiment}: {c.statement}: measured "
+                f"  {c.verdict.upper()} [{c.kind}] {c.experiment}: {c.statement}: measured "
                 f"{c.measured:.4g} ± {c.u:.2g}, expected {c.expected}: {report.reason(c)}"
             )
     return 1 if (args.strict and not all(c.passed for c in claims)) else 0

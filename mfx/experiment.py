@@ -168,8 +168,8 @@ class Claim:
         resolution,
         detail="",
         *,
-        kind="",
-        source="",
+        kind,
+        source,
         u=0.0,
         how="exact",
         points=1,
@@ -183,9 +183,9 @@ class Claim:
     ):
         """`at_bound`: names of fitted coefficients the value rests on that sit at a bound of their
         range (`Fit.at_bound`): such a value is not a measurement, and the claim is inconclusive."""
-        if kind not in KINDS and kind != "":  # "" = not yet classified (transitional; see tests)
+        if kind not in KINDS:
             raise ValueError(f"claim {statement!r}: kind must be one of {', '.join(KINDS)} (got {kind!r})")
-        if kind and not source:
+        if not str(source).strip() or "TODO" in source:
             raise ValueError(f"claim {statement!r}: a {kind} claim names its source")
         measured = float(measured)
         u = 0.0 if how == "exact" else float(u)

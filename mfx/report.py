@@ -103,10 +103,10 @@ def caption_lines(claims: list[Claim], shown: list[Claim], scale: str, chars: in
         if len(cs) == 1:
             c = cs[0]
             tail = f": {c.measured:.3g}" + ("" if c.how == "exact" else f" ± {c.u:.1g}") + f" ({c.expected})"
-            text = f"[{kind_label(c)}] {c.statement}"
+            text = f"[{c.kind}] {c.statement}"
         else:
             tail = f" ({sum(c.passed for c in cs)}/{len(cs)} pass)"
-            text = f"[{'/'.join(sorted({kind_label(c) for c in cs}))}] {stem}"
+            text = f"[{'/'.join(sorted({c.kind for c in cs}))}] {stem}"
         body = textwrap.wrap(
             f"{_MARK[worst]} {text}{tail}", chars, subsequent_indent="    ", break_on_hyphens=False
         )
@@ -126,6 +126,9 @@ def claims_of(exp, rows: pd.DataFrame) -> list[Claim]:
                 float("nan"),
                 0,
                 f"{type(e).__name__}: {e}",
+                # stands for the experiment's own claims, most of them paper statements: unreproduced
+                kind="paper",
+                source=f"every claim of {exp.name} (see {exp.family}'s experiment module)",
             )
         ]
 
@@ -142,10 +145,6 @@ def _value(c: Claim) -> str:
     if c.how == "exact":
         return f"{c.measured:.4g} (exact)"
     return f"{c.measured:.4g} ± {c.u:.2g} ({c.how})"
-
-
-def kind_label(c: Claim) -> str:
-    return c.kind or "unclassified"
 
 
 def reason(c: Claim) -> str:
@@ -250,7 +249,7 @@ VERDICT_COLUMN = COLUMNS.index("verdict")
 def _row(c: Claim) -> list[str]:
     return [
         c.statement,
-        f"{kind_label(c)}: {c.source}" if c.source else kind_label(c),
+        f"{c.kind}: {c.source}" if c.source else c.kind,
         _value(c),
         c.expected,
         c.verdict,
@@ -270,9 +269,9 @@ def summary_by_kind(claims: list[Claim]) -> str:
 
     paper = [c for c in claims if c.kind == "paper"]
     parts = [
-        f"{count([c for c in claims if kind_label(c) == k])} {k}"
-        for k in (*KINDS[1:], "unclassified")
-        if any(kind_label(c) == k for c in claims)
+        f"{count([c for c in claims if c.kind == k])} {k}"
+        for k in KINDS[1:]
+        if any(c.kind == k for c in claims)
     ]
     return (
         f"{count(paper)} paper statements reproduced"
@@ -292,11 +291,8 @@ def _tally(cs: list[Claim]) -> str:
 def summary_rows(sections: list[Section]) -> tuple[list[str], list[list[str]]]:
     """(kinds, rows): one row per section — its title, then its verdict counts per claim kind."""
     claims = [c for sec in sections for c in sec.claims]
-    kinds = [k for k in (*KINDS, "unclassified") if any(kind_label(c) == k for c in claims)]
-    rows = [
-        [sec.title, *(_tally([c for c in sec.claims if kind_label(c) == k]) for k in kinds)]
-        for sec in sections
-    ]
+    kinds = [k for k in KINDS if any(c.kind == k for c in claims)]
+    rows = [[sec.title, *(_tally([c for c in sec.claims if c.kind == k]) for k in kinds)] for sec in sections]
     return kinds, rows
 
 
@@ -493,7 +489,7 @@ def claims_frame(claims: list[Claim]) -> pd.DataFrame:
                 "how": c.how,
                 "expected": c.expected,
                 "verdict": c.verdict,
-                "kind": kind_label(c),
+                "kind": c.kind,
                 "source": c.source,
                 "low": c.low,
                 "high": c.high,
@@ -517,7 +513,7 @@ def audit_frame(per_seed: list[tuple[int, Claim]]) -> pd.DataFrame:
             {
                 "experiment": c.experiment,
                 "claim": c.statement,
-                "kind": kind_label(c),
+                "kind": c.kind,
                 "seed": s,
                 "verdict": c.verdict,
             }
