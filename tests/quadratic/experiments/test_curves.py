@@ -18,6 +18,8 @@ def test_quad_curves_quick(quick_table, claims_of):
         ("model.eta=0", "model.eta"),
         ("model.p=0", "model.p"),
         ("model.readout=max", "model.readout"),
+        ("model.init=uniform", "model.init"),
+        ("model.ode_init=exact", "model.ode_init"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(override, key, capsys):
