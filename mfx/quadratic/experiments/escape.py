@@ -1,4 +1,9 @@
-"""F2-F3 (quad_escape): plateau escape time vs ln N, p and p*: ODE and SGD."""
+"""F2-F3 (quad_escape): plateau escape time vs ln N, p and p*: ODE and SGD.
+
+Beside tau_esc, every gradient-flow ODE seed logs ln σ_max(ρ0) and ||ρ0||_F² (escape vs the largest
+initial overlap) and the exit rate and prefactor of ε_pl − ε ≈ A e^{rate·τ} (F3); the expected values are
+derived in analysis.escape_theory and depend on the readout (a, a*), which the rows carry.
+"""
 
 from __future__ import annotations
 
