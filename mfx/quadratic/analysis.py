@@ -273,7 +273,8 @@ def _scales(rows) -> tuple[float, float]:
 def _paired(rows, x_metric, y_metric="tau_esc") -> pd.DataFrame:
     """Per (p, N, seed): columns x, y from the rows of one method (the ODE's per-seed metrics)."""
     d = rows[rows["metric"].isin([x_metric, y_metric])]
-    wide = d.pivot_table(index=["p", "N", "seed"], columns="metric", values="value").dropna()
+    wide = d.pivot_table(index=["p", "N", "seed"], columns="metric", values="value")
+    wide = wide.reindex(columns=[x_metric, y_metric]).dropna()  # a metric no seed reached: no pairs
     return wide.rename(columns={x_metric: "x", y_metric: "y"}).reset_index()
 
 

@@ -76,3 +76,11 @@ def test_sigma_slope_and_explained_share():
     assert analysis.sigma_explained(_escape_rows(rng, -0.25, 0.1), -0.25) < 0.5
     shifts = analysis.residual_p_shift(_escape_rows(rng, -0.25, 0.1), -0.25)
     np.testing.assert_allclose(shifts[8] - shifts[2], 0.6, atol=0.02)
+
+
+def test_sigma_summaries_without_escapes_are_nan_not_errors():
+    """A sweep where no seed escaped has no tau_esc rows: the summaries are NaN (inconclusive claims)."""
+    rows = _escape_rows(np.random.default_rng(1), -0.25, 0.0)
+    rows = rows[rows["metric"] != "tau_esc"]
+    assert np.isnan(analysis.sigma_slope(rows)) and np.isnan(analysis.sigma_explained(rows, -0.25))
+    assert analysis.residual_p_shift(rows, -0.25) == {}

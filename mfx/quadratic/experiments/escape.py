@@ -345,10 +345,7 @@ def _sigma_claims(rows, scale) -> list[Claim]:
     p_star = int(rows["p_star"].iloc[0])
     slope = _theory(rows)["sigma_slope"]
     n_N, n_seeds = rows["N"].nunique(), rows["seed"].nunique()
-    per_p = {
-        int(p): np.polyfit(*analysis._paired(g, "ln_sigma_max")[["x", "y"]].to_numpy().T, 1)[0]
-        for p, g in rows.groupby("p")
-    }
+    per_p = {int(p): analysis.sigma_slope(g) for p, g in rows.groupby("p")}
     shifts = analysis.residual_p_shift(rows, slope)
     explained = lambda x: analysis.sigma_explained(x, slope)
     return [
