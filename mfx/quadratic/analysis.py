@@ -20,10 +20,10 @@ def _ok(table, **where) -> pd.DataFrame:
 # -------------------------------------------------------------------------------------- quad_curves
 
 
-def theory_levels(p: int, p_star: int) -> tuple[float, float]:
-    """(plateau, floor) of eps_g for the mean readouts and T = I: (1/(p+2) + 1/p*, and the p < p* limit
-    risk, 0 for p ≥ p*) — what the claims and the figure compare the curves with."""
-    a, a_star = model.readout_scales(p, p_star, "mean")
+def theory_levels(p: int, p_star: int, readout: str = "mean") -> tuple[float, float]:
+    """(plateau, floor) of eps_g for T = I and the readout's (a, a*): for the mean readout 1/(p+2) + 1/p*
+    and the p < p* limit risk (0 for p ≥ p*) — what the claims and the figure compare the curves with."""
+    a, a_star = model.readout_scales(p, p_star, readout)
     return model.plateau(p, np.eye(p_star), a, a_star)[1], model.eps_underparameterized(p, p_star, a_star)
 
 
@@ -298,3 +298,103 @@ def norm_table(table, delta) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(out)
+
+
+# ------------------------------------------------------------- quad_escape: escape vs ρ0, exit prefactor
+
+
+def escape_theory(p: int, T, a: float, a_star: float, sigma0: float = 1.0) -> dict:
+    """Derived escape constants for T = t·I, in τ = a·η·α units, gradient flow (the `ode` rows).
+
+    Derivation (ODE of ode.py linearised on the plateau, idealised init Q0 = σ0² I):
+    1. Norm learning. While ρ is small, Q = q(τ) I with dq/dτ = −4q·u and u = a(p + 2)q − a* tr T, so q
+       relaxes to q̄ = a* tr T/(a(p + 2)) (model.plateau) at rate 4a* tr T.  Meanwhile
+       dρ/dτ = −2(c + 2aq − 2a*t)ρ = (−2u + 4a*t)ρ, and −2∫u dτ = ½ ln(q̄/q0): every entry of ρ is
+       multiplied by the same κ = √(q̄/σ0²) on top of the plateau growth.
+    2. Plateau. At ρ = 0, Q = q̄ I: c + 2a q̄ = 0, so dρ/dτ = 4a*t ρ: all p·p* directions of ρ grow at
+       the rate r = 4a*t (4/p* for the mean readout a* = 1/p*), and ρ(τ) ≈ κ e^{rτ} ρ0.
+    3. Exit. ε_pl − ε = 2 a a* ||ρ||_F² + O(ρ⁴) (model.risk at Q = q̄ I), so the gap grows as
+       A e^{2rτ} with A = 2 a a* κ² ||ρ0||_F²: the exit rate 2r = 8a*t is free of p, while the prefactor
+       A depends on p through a κ² = a q̄/σ0² (and through ||ρ0||², whose mean is σ0² p p*/N).
+    4. Escape. The escape (ε < ε_pl/2) is reached once the largest singular direction of κ e^{rτ} ρ0 is
+       O(1): τ_esc = −(1/r) ln σ_max(ρ0) + C, where C depends on p, p* and σ_2/σ_1 (nonlinear exit), not
+       on N.  Hence d τ_esc/d ln σ_max = −1/(4a*t), and with σ_max ∝ N^-1/2: d τ_esc/d ln N = 1/(8a*t)
+       (p*/8 for the mean readout).
+    """
+    t = float(np.asarray(T)[0, 0])
+    q_bar, eps_pl = model.plateau(p, np.asarray(T), a, a_star)
+    rate = 4 * a_star * t
+    return {
+        "rho_rate": rate,
+        "exit_rate": 2 * rate,
+        "sigma_slope": -1 / rate,
+        "lnN_slope": 1 / (2 * rate),
+        "prefactor_per_rho0": 2 * a * a_star * q_bar / sigma0**2,
+        "eps_pl": eps_pl,
+    }
+
+
+def _scales(rows) -> tuple[float, float]:
+    """(a, a*) of rows of one (p, p*) and readout (the `readout` column; mean if absent)."""
+    readout = str(rows["readout"].iloc[0]) if "readout" in rows else "mean"
+    return model.readout_scales(int(rows["p"].iloc[0]), int(rows["p_star"].iloc[0]), readout)
+
+
+def _paired(rows, x_metric, y_metric="tau_esc") -> pd.DataFrame:
+    """Per (p, N, seed): columns x, y from the rows of one method (the ODE's per-seed metrics)."""
+    d = rows[rows["metric"].isin([x_metric, y_metric])]
+    wide = d.pivot_table(index=["p", "N", "seed"], columns="metric", values="value")
+    wide = wide.reindex(columns=[x_metric, y_metric]).dropna()  # a metric no seed reached: no pairs
+    return wide.rename(columns={x_metric: "x", y_metric: "y"}).reset_index()
+
+
+def sigma_slope(rows) -> float:
+    """Least-squares slope of tau_esc on ln σ_max(ρ0), seeds and N pooled, averaged over p (rows of one
+    p*: metrics tau_esc and ln_sigma_max of the `ode` method)."""
+    pair = _paired(rows, "ln_sigma_max")
+    slopes = [np.polyfit(g["x"], g["y"], 1)[0] for _, g in pair.groupby("p") if g["x"].nunique() >= 3]
+    return float(np.mean(slopes)) if slopes else float("nan")
+
+
+def sigma_explained(rows, slope: float) -> float:
+    """Share of the variance of tau_esc over seeds and p (about each N's mean) that ln σ_max(ρ0) explains
+    with the given (derived) slope: 1 − Σ residual²/Σ (tau_esc − mean)², residual = tau_esc − slope·ln σ_max
+    about its own mean at each N."""
+    pair = _paired(rows, "ln_sigma_max")
+    if pair.empty or pair["p"].nunique() < 2:
+        return float("nan")
+    resid = pair["y"] - slope * pair["x"]
+    resid = resid - resid.groupby(pair["N"]).transform("mean")
+    total = pair["y"] - pair["y"].groupby(pair["N"]).transform("mean")
+    return float(1 - (resid**2).sum() / (total**2).sum())
+
+
+def residual_p_shift(rows, slope: float) -> dict:
+    """{p: mean of tau_esc − slope·ln σ_max(ρ0) minus that over all p, averaged over N}: what p adds at a
+    fixed largest overlap."""
+    pair = _paired(rows, "ln_sigma_max")
+    resid = pair["y"] - slope * pair["x"]
+    resid = resid - resid.groupby(pair["N"]).transform("mean")
+    return {int(p): float(v) for p, v in resid.groupby(pair["p"]).mean().items()}
+
+
+def exit_rates(rows) -> pd.Series:
+    """Seed-mean exit rate of ε_pl − ε per p (rows of one p*, one N: metric exit_rate)."""
+    return rows[rows["metric"] == "exit_rate"].groupby("p")["value"].mean()
+
+
+def exit_rate_spread(rows) -> float:
+    r = exit_rates(rows)
+    return float(np.ptp(r) / r.mean()) if len(r) >= 2 else float("nan")
+
+
+def prefactor_per_rho0(rows) -> pd.Series:
+    """Seed median of the exit prefactor A over ||ρ0||_F² per p (rows of one p*, one N)."""
+    pair = _paired(rows, "rho0_F2", "exit_prefactor")
+    return (pair["y"] / pair["x"]).groupby(pair["p"]).median()
+
+
+def prefactor_ratio(rows, p_hi: int, p_lo: int) -> float:
+    """prefactor_per_rho0 at p_hi over that at p_lo."""
+    a = prefactor_per_rho0(rows)
+    return float(a.get(p_hi, np.nan) / a.get(p_lo, np.nan))

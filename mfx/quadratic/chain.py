@@ -66,7 +66,7 @@ import torch
 from mfx import runtime
 from mfx.quadratic import model
 
-INITS = ("gaussian", "orthonormal", "idealised")  # student kinds of model.STUDENTS, or the N → ∞ init
+INITS = ("gaussian", "orthogonal", "idealised")  # student kinds of model.STUDENTS, or the N → ∞ init
 CHUNK = 2048  # steps of random numbers drawn per seed at a time
 LANES = 8  # seeds stepped together by `_advance`
 PIVOT_TOL = 1e-14  # pivoted Cholesky stops at pivots ≤ PIVOT_TOL · max diag M
@@ -113,7 +113,7 @@ def initial_overlaps(
     """M0 [S, p+p*, p+p*] with the exact law of [W0; W*][W0; W*]ᵀ/N at initialisation.
 
     teacher: model.TEACHERS ("orthonormal": T = teacher_T exactly; "gaussian": i.i.d. N(0, 1) rows).
-    init: "gaussian" | "orthonormal" (the student kinds of model.student_weights, scale sigma0) or
+    init: "gaussian" | "orthogonal" (the student kinds of model.student_weights, scale sigma0) or
     "idealised" (model.idealised_init: Q0 = σ0² I, ρ0 = σ0 G/√N, T = teacher_T; the teacher kind is
     then irrelevant). anisotropy: model.teacher_T's κ (rows of W* scaled by √diag T). Needs N ≥ p + p*.
     """
@@ -137,7 +137,7 @@ def initial_overlaps(
     for s in seeds:
         L = _bartlett(_rng(s, "init"), k, N)
         F = np.empty((k, k))
-        F[:p] = sigma0 * (_orthonormal_transform(L[:p], N) if init == "orthonormal" else L[:p])
+        F[:p] = sigma0 * (_orthonormal_transform(L[:p], N) if init == "orthogonal" else L[:p])
         F[p:] = t_scale * (_orthonormal_transform(L[p:], N) if teacher == "orthonormal" else L[p:])
         Ms.append(F @ F.T / N)
     return torch.from_numpy(np.stack(Ms)).to(dtype)

@@ -18,7 +18,7 @@ from mfx import runtime
 
 READOUTS = ("mean", "sum")
 TEACHERS = ("orthonormal", "gaussian")
-STUDENTS = ("gaussian", "orthonormal")
+STUDENTS = ("gaussian", "orthogonal")  # the paper's init is orthogonal students (summary 003 §2)
 
 
 def readout_scales(p: int, p_star: int, readout: str) -> tuple[float, float]:
@@ -51,9 +51,10 @@ def teacher_weights(N, p_star, seeds, kind="orthonormal", anisotropy=0.0, dtype=
 
 
 def student_weights(N, p, seeds, kind="gaussian", sigma0=1.0, dtype=torch.float64):
-    """W0 [S, p, N]: i.i.d. N(0, σ0²) entries (Q0 ≈ σ0² I) or orthonormal rows of norm σ0√N (Q0 = σ0² I)."""
+    """W0 [S, p, N]: i.i.d. N(0, σ0²) entries (Q0 ≈ σ0² I) or orthogonal rows of norm σ0√N (Q0 = σ0² I;
+    their overlap with a teacher drawn independently is random, of order N^-1/2)."""
     G = runtime.randn((p, N), seeds, "quadratic", "student", dtype=torch.float64)
-    W = _orthonormal_rows(G) if kind == "orthonormal" else G
+    W = _orthonormal_rows(G) if kind == "orthogonal" else G
     return (sigma0 * W).to(dtype)
 
 
@@ -145,3 +146,19 @@ def escape_time(tau: np.ndarray, eps: np.ndarray, threshold: float) -> np.ndarra
         e0, e1 = np.log(eps[k - 1, s]), np.log(eps[k, s])
         out[s] = tau[k - 1] + (np.log(threshold) - e0) / (e1 - e0) * (tau[k] - tau[k - 1])
     return out
+
+
+def exit_fit(tau: np.ndarray, gap: np.ndarray, low: float, high: float) -> tuple[np.ndarray, np.ndarray]:
+    """(rate, prefactor) per column of gap [K, S] = ε_pl − ε(τ): least squares of ln gap = ln A + rate·τ
+    over the outputs before the gap first exceeds `high` and where it exceeds `low`; NaN with < 3 points."""
+    tau = np.asarray(tau, dtype=float)
+    rate, pref = np.full(gap.shape[1], np.nan), np.full(gap.shape[1], np.nan)
+    for s in range(gap.shape[1]):
+        g = gap[:, s]
+        above = np.flatnonzero(g > high)
+        end = above[0] if above.size else len(g)
+        k = np.flatnonzero(g[:end] > low)
+        if k.size >= 3:
+            rate[s], ln_a = np.polyfit(tau[k], np.log(g[k]), 1)
+            pref[s] = np.exp(ln_a)
+    return rate, pref

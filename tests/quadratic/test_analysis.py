@@ -38,3 +38,49 @@ def test_drift_exponent_and_its_seed_bootstrap_sd_match_fresh_replicates():
     assert abs(np.mean(replicates) - 0.5) < 0.03
     # the seed noise the 4-point fit SE does not see (here the SE is 0.68 of the replicate SD)
     assert 0.8 < boot / np.std(replicates) < 1.4
+
+
+# ------------------------------------------------------------------ quad_escape: escape vs ρ0, prefactor
+
+
+def test_escape_theory_mean_and_sum_readouts():
+    """Mean readout: ρ grows at 4/p*, the gap at 8/p*, tau_esc ∝ (p*/8) ln N and −(p*/4) ln σ_max; the
+    prefactor per ||ρ0||² is 2 a a* q̄ = 2/(p*(p + 2)).  Sum readout (a = a* = 1): rates free of p*."""
+    th = analysis.escape_theory(3, np.eye(2), 1 / 3, 1 / 2)
+    assert th["rho_rate"] == 2.0 and th["exit_rate"] == 4.0
+    assert th["lnN_slope"] == 2 / 8 and th["sigma_slope"] == -2 / 4
+    np.testing.assert_allclose(th["prefactor_per_rho0"], 2 / (2 * 5))
+    th = analysis.escape_theory(3, np.eye(2), 1.0, 1.0)
+    assert th["lnN_slope"] == 1 / 8 and th["sigma_slope"] == -1 / 4
+
+
+def _escape_rows(rng, slope, p_shift, n_seeds=40, Ns=(1000, 100000)):
+    """ODE-like per-seed rows: tau_esc = slope·ln σ_max + p_shift·p + small noise."""
+    rows = []
+    for p in (2, 8):
+        for N in Ns:
+            for s in range(n_seeds):
+                x = np.log(rng.rayleigh(1.0) / np.sqrt(N))
+                y = slope * x + p_shift * p + 0.01 * rng.normal()
+                for metric, v in (("ln_sigma_max", x), ("tau_esc", y)):
+                    rows.append({"p": p, "p_star": 1, "N": N, "seed": s, "metric": metric, "value": v})
+    return pd.DataFrame(rows)
+
+
+def test_sigma_slope_and_explained_share():
+    rng = np.random.default_rng(0)
+    rows = _escape_rows(rng, -0.25, 0.0)
+    np.testing.assert_allclose(analysis.sigma_slope(rows), -0.25, rtol=0.02)
+    assert analysis.sigma_explained(rows, -0.25) > 0.95
+    # a direct p-dependence of 0.1 tau per unit of p (0.6 between p = 2 and 8) outweighs the seed spread
+    assert analysis.sigma_explained(_escape_rows(rng, -0.25, 0.1), -0.25) < 0.5
+    shifts = analysis.residual_p_shift(_escape_rows(rng, -0.25, 0.1), -0.25)
+    np.testing.assert_allclose(shifts[8] - shifts[2], 0.6, atol=0.02)
+
+
+def test_sigma_summaries_without_escapes_are_nan_not_errors():
+    """A sweep where no seed escaped has no tau_esc rows: the summaries are NaN (inconclusive claims)."""
+    rows = _escape_rows(np.random.default_rng(1), -0.25, 0.0)
+    rows = rows[rows["metric"] != "tau_esc"]
+    assert np.isnan(analysis.sigma_slope(rows)) and np.isnan(analysis.sigma_explained(rows, -0.25))
+    assert analysis.residual_p_shift(rows, -0.25) == {}

@@ -115,7 +115,7 @@ def test_factor_is_a_square_root_of_singular_and_nearly_singular_M():
 
 
 @pytest.mark.parametrize("teacher", model.TEACHERS)
-@pytest.mark.parametrize("init", ["gaussian", "orthonormal"])
+@pytest.mark.parametrize("init", ["gaussian", "orthogonal"])
 def test_initial_overlaps_have_the_law_of_the_weights(teacher, init):
     """M0 entries vs the overlaps of model's weight draws over 400 seeds (two-sample KS, 7 entries), N = 12."""
     N, p, p_star, seeds = 12, 2, 2, list(range(400))

@@ -36,7 +36,7 @@ def test_plateau_is_the_minimum_of_the_risk_at_rho_zero_and_values():
 def test_weights_have_the_stated_overlaps_and_are_seed_stable():
     N, p, p_star = 500, 3, 2
     Ws = model.teacher_weights(N, p_star, [0, 1])
-    W0 = model.student_weights(N, p, [0, 1], kind="orthonormal", sigma0=0.5)
+    W0 = model.student_weights(N, p, [0, 1], kind="orthogonal", sigma0=0.5)
     rho, Q = model.overlaps(W0, Ws)
     np.testing.assert_allclose(
         model.overlaps(Ws, Ws)[1], np.broadcast_to(np.eye(p_star), (2, 2, 2)), atol=1e-12
@@ -88,3 +88,16 @@ def test_risk_and_rhs_accept_one_teacher_gram_per_seed():
         drho_s, dQ_s = ode.rhs(rho[s : s + 1], Q[s : s + 1], T[s], a, a_star, g=0.1)
         np.testing.assert_allclose(drho[s], drho_s[0], rtol=1e-13)
         np.testing.assert_allclose(dQ[s], dQ_s[0], rtol=1e-13)
+
+
+def test_exit_fit_recovers_rate_and_prefactor_in_its_window():
+    """ε_pl − ε = A e^{rτ} − (a transient ∝ e^{-8τ}) fitted only between `low` and the first crossing of
+    `high` (the later saturation is left out)."""
+    tau = np.linspace(0, 3, 301)
+    A, r = np.array([1e-6, 3e-6]), np.array([8.0, 4.0])
+    gap = A * np.exp(np.outer(tau, r)) - 1e-4 * np.exp(-8 * tau)[:, None]
+    gap = np.minimum(gap, 0.5)  # saturation after the window
+    rate, pref = model.exit_fit(tau, gap, 1e-3, 1e-2)
+    np.testing.assert_allclose(rate, r, rtol=1e-3)
+    np.testing.assert_allclose(pref, A, rtol=1e-2)
+    assert np.isnan(model.exit_fit(tau, np.full((301, 1), 1e-5), 1e-3, 1e-2)[0]).all()

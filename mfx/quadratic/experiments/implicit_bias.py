@@ -108,7 +108,7 @@ def run_implicit_bias(cfg):
         seeds = _seeds(cfg, n_seeds)
         eta_g = gg / a
         steps = sgd.log_grid(m.N, m.sgd_tau_max / gg, per_decade=m.per_decade)
-        out, *_ = _sgd(m, m.N, seeds, a, a_star, eta_g, steps, student="orthonormal", method=how)
+        out, *_ = _sgd(m, m.N, seeds, a, a_star, eta_g, steps, student="orthogonal", method=how)
         tau_s = out["steps"] / m.N * gg
         S0_s = model.polar(out["rho"][0])
         mets = metrics(out["rho"], out["Q"], S0_s)
