@@ -105,8 +105,10 @@ def _heartbeat(path: Path, stop: threading.Event) -> None:
 @contextlib.contextmanager
 def job_lock(job_dir: Path):
     """Yield True while this process holds the job's lock, False if another live owner does.
-    The job's folder must exist (created without following links by the caller)."""
+    A sweep's job folder is created by its caller without following links; a lock of a shared
+    artifact (`cache/locks/…`) gets its folder here."""
     path = Path(job_dir) / LOCK
+    path.parent.mkdir(parents=True, exist_ok=True)
     for _ in range(2):
         try:
             fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, 0o666)
