@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 test: install
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist loadfile
 
 # Every test, the real-SLURM ones included when run as root (scripts/slurm-up.sh brings SLURM up).
 test-all: install

@@ -73,7 +73,8 @@ def grid_sizes(name: str) -> dict[str, int | None]:
     for scale in SCALES:
         try:
             scaled = OmegaConf.merge(cfg, {"scale": scale})
-            params = OmegaConf.to_container(scaled.hydra.sweeper.params, resolve=True) or {}
+            params = OmegaConf.select(scaled, "hydra.sweeper.params")  # none: a single job
+            params = OmegaConf.to_container(params, resolve=True) if params is not None else {}
             size = 1
             for value in params.values():
                 size *= len(_split(value)) if isinstance(value, str) else 1

@@ -410,11 +410,11 @@ def _pending_time(todo) -> tuple[float, int]:
 
 
 def _combined_report(plans) -> None:
-    """After several sweeps (experiment=all): one report of them in their common output folder."""
+    """After several sweeps (experiment=all, a swept key): one report of them in their `out` folder."""
     folders = list(dict.fromkeys(p.folder for p in plans if results.find_jobs([p.folder])))
     if not folders:
         return
-    out = Path(os.path.commonpath([str(f.absolute()) for f in folders]))
+    out = Path(os.path.commonpath([str(Path(p.jobs[0].out).absolute()) for p in plans]))
     found = [s for f in folders for s in api.sweeps(f)]
     parts = [report.Part(s.table, s.info, _variant(s.folder)) for s in found]
     written, claims = report.write_parts(parts, out / f"report-{plans[0].scale}")

@@ -473,7 +473,7 @@ def write_parts(parts: list[Part], out: Path) -> tuple[Path, list[Claim]]:
     out.mkdir(parents=True, exist_ok=True)
     path = results.write_bytes(out / "report.md", markdown(sections, info, claims, out).encode())
     results.write_bytes(out / "report.html", html_page(sections, info, claims).encode())
-    variants = [sec.variant for sec in sections for _ in sec.claims]
+    variants = [sec.variant[1:] for sec in sections for _ in sec.claims]  # the hash ("-…" reads as a formula)
     results.write_csv(claims_frame(claims).assign(variant=variants), out / "claims.csv")
     return path, claims
 

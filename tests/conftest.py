@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -113,14 +115,22 @@ def run_experiment(tmp_path):
 
 @pytest.fixture(scope="session")
 def quick_table(tmp_path_factory):
-    """`quick_table(name)`: the experiment's default quick sweep, run once per test session and shared
-    by its claims test and the figure test (each gets its own copy of the collected table)."""
-    out = tmp_path_factory.mktemp("quick")
+    """`quick_table(name)`: the experiment's default quick sweep, run once per test run and shared by
+    its claims test and the figure test (each gets its own copy of the collected table).  Under
+    pytest-xdist the workers share one output folder and take turns per experiment (a file lock), so
+    a sweep runs once: the second worker finds its jobs complete."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the run's folder, above every worker's own
+    out = root / "quick"
+    out.mkdir(exist_ok=True)
     tables = {}
 
     def get(name: str):
         if name not in tables:
-            assert cli.main(["run", f"experiment={name}", f"out={out}"]) == 0
+            with open(out / f".{name}.lock", "w") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                assert cli.main(["run", f"experiment={name}", f"out={out}"]) == 0
             tables[name] = results.collect([out / name / "quick"])[0]
         return tables[name].copy()
 

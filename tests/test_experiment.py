@@ -6,6 +6,8 @@ import pytest
 
 from mfx.experiment import Claim, decide
 
+KIND = {"kind": "derived", "source": "test"}
+
 
 @pytest.mark.parametrize(
     "measured, u, verdict",
@@ -29,23 +31,23 @@ def test_two_sided_rule(measured, u, verdict):
     [(-0.3, 0.1, "pass"), (-0.1, 0.1, "inconclusive"), (0.1, 0.1, "inconclusive"), (0.3, 0.1, "fail")],
 )
 def test_one_sided_rule_needs_two_u_of_margin(measured, u, verdict):
-    assert Claim.at_most("e", "s", measured, 0.0, u=u, how="fit SE", points=5).verdict == verdict
+    assert Claim.at_most("e", "s", measured, 0.0, u=u, how="fit SE", points=5, **KIND).verdict == verdict
 
 
 def test_too_few_points_is_never_a_pass():
-    two = Claim.within("e", "slope", -0.5, -0.5, 0.1, u=0.0, how="fit SE", points=2, min_points=3)
+    two = Claim.within("e", "slope", -0.5, -0.5, 0.1, u=0.0, how="fit SE", points=2, min_points=3, **KIND)
     assert two.verdict == "inconclusive" and "needs ≥ 3 points" in two.detail
 
 
 def test_exact_claims_have_no_uncertainty():
-    c = Claim.at_most("e", "drift", 1e-12, 1e-9, how="exact")
+    c = Claim.at_most("e", "drift", 1e-12, 1e-9, how="exact", **KIND)
     assert c.passed and c.u == 0 and c.pass_probability() == 1.0
 
 
 def test_pass_probability_of_a_value_on_target_with_small_u():
-    c = Claim.within("e", "slope", -0.5, -0.5, 0.1, u=0.025, how="fit SE", points=5)
+    c = Claim.within("e", "slope", -0.5, -0.5, 0.1, u=0.025, how="fit SE", points=5, **KIND)
     assert c.passed and 0.99 < c.pass_probability() <= 1
-    edge = Claim.within("e", "slope", -0.4, -0.5, 0.1, u=0.025, how="fit SE", points=5)
+    edge = Claim.within("e", "slope", -0.4, -0.5, 0.1, u=0.025, how="fit SE", points=5, **KIND)
     assert math.isclose(edge.pass_probability(), 0.5, abs_tol=1e-9)
 
 

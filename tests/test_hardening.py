@@ -669,7 +669,7 @@ def test_two_experiments_are_planned_in_turn(tmp_path, capsys):
     code = cli.main(["run", "experiment=resnet_phase,resnet_depth", f"out={tmp_path}", "--dry-run"])
     out, err = capsys.readouterr()
     assert code == 0 and err == ""
-    heads = [line for line in out.splitlines() if not line.startswith(" ")]
+    heads = [line for line in out.splitlines() if not line.startswith((" ", "total"))]
     assert [h.split(":")[0] for h in heads] == [
         f"{tmp_path}/resnet_phase/quick",
         f"{tmp_path}/resnet_depth/quick",

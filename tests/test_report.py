@@ -135,7 +135,7 @@ def test_report_over_a_root_has_a_section_per_sweep_and_names_a_variants_overrid
         claims = pd.read_csv(root / "claims.csv")
         assert list(claims["verdict"]) == ["pass", "fail"] and list(claims["variant"].fillna("")) == [
             "",
-            variant.name[5:],
+            variant.name[6:],
         ]
         figures = {p.name for p in (root / "figures").glob("*.png")}
         assert figures == {"toy_quick_y_vs_a.png", f"toy_{variant.name}_y_vs_a.png"}
