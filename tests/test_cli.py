@@ -251,9 +251,7 @@ def test_several_experiments_show_overall_progress_and_end_with_one_report(tmp_p
     assert (
         "[2/2] toy/quick: 4 jobs, 0 pending; the whole run ≈ < 1 s left" in out
     )  # estimates made at the start
-    assert (
-        out[-1] == f"all: 1 of 1 paper statements reproduced. → {tmp_path}/toy/quick/report-quick/report.html"
-    )
+    assert out[-1] == f"all: 1 of 1 paper statements reproduced. → {tmp_path}/report-quick/report.html"
 
 
 def test_one_job_is_one_job(tmp_path, capsys):
