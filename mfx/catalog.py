@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import ast
 import importlib.resources
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from omegaconf import OmegaConf
+from omegaconf import DictConfig, ListConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from mfx.experiment import FAMILIES, SCALES
+from mfx.quadratic import metrics as quadratic_metrics
+from mfx.resnet import metrics as resnet_metrics
+from mfx.transformer import metrics as transformer_metrics
 
 ROOT = Path(__file__).parent
 FIELDS = ("name", "family", "figure", "description")
@@ -102,3 +106,107 @@ def _split(value: str) -> list[str]:
             continue
         current += ch
     return [*items, current]
+
+
+# The cost model behind `mfx run --dry-run`'s estimates (and the progress bars' weights) where no
+# earlier run recorded a job's time: a job's size in units is the product of its size keys (a list
+# value counts its sum: one run per entry), and COST gives seconds per unit.  Measured once with
+# `seconds_per_unit` over the jobs of `mfx run experiment=all scale=quick` (commit f239569, this
+# project's 2-core machine shared with other work, nice 10).  A rough guide: what a key does not name
+# (a case's own sizes, the rate search's steps) it does not see; the jobs' own recorded times replace it.
+SIZE_KEYS: dict[str, tuple[str, ...]] = {
+    "quad_curves": ("model.N", "model.sgd_seeds"),
+    "quad_escape": ("model.sgd_N", "model.sgd_seeds"),  # its SGD at p = p* dominates: an average job
+    "quad_hessian": ("model.p", "model.p_star", "model.sgd_N"),
+    "quad_implicit_bias": ("model.p", "model.N", "model.sgd_seeds"),
+    "quad_norms": ("model.p", "model.norm_N", "model.sgd_seeds"),
+    "resnet_depth": ("model.L", "model.M", "model.reps"),
+    "resnet_dim": ("model.D", "model.L", "model.M", "model.reps"),
+    "resnet_lazy": ("model.L", "model.M", "model.reps"),
+    "resnet_limit": ("model.L", "model.M", "model.draws", "model.reps"),
+    "resnet_phase": ("model.D", "model.L", "model.M", "model.reps"),
+    "resnet_width": ("model.L", "model.M", "model.reps"),
+    "transformer_adjoint": ("model.Ls", "model.M", "model.seeds"),
+    "transformer_convergence": ("model.L", "model.H", "model.n", "model.seeds", "model.steps"),
+    "transformer_limit": ("model.L", "model.H", "model.seeds", "model.steps"),
+    "transformer_ntk": ("model.Ns", "model.ns", "model.seeds"),
+}
+SECONDS_PER_UNIT: dict[str, float] = {}
+COST: dict[str, tuple[tuple[str, ...], float]] = {
+    name: (keys, SECONDS_PER_UNIT[name]) for name, keys in SIZE_KEYS.items() if name in SECONDS_PER_UNIT
+}
+
+
+def units(name: str, config) -> float | None:
+    """A job's size in the units of COST[name] (its config: a DictConfig, or resolved as in
+    provenance.json), or None."""
+    keys = COST.get(name, ((), None))[0]
+    total = 1.0
+    for key in keys:
+        v = _size(config, key)
+        v = sum(v) if isinstance(v, (list, tuple, ListConfig)) else v
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0:
+            return None
+        total *= v
+    return total if keys else None
+
+
+def seconds_per_unit(name: str, provenances: list[dict]) -> float | None:
+    """Seconds per unit of the recorded jobs (their provenance.json: `seconds`, `config`): their total
+    time over their total units, so that the estimate of the recorded sweep itself is its real total."""
+    seconds = size = 0.0
+    for prov in provenances:
+        n = units(name, prov.get("config"))
+        if n and isinstance(prov.get("seconds"), (int, float)):
+            seconds, size = seconds + prov["seconds"], size + n
+    return seconds / size if size else None
+
+
+def select(config, key: str):
+    """A dotted key of a config: a DictConfig, or a resolved one read from JSON (None if absent)."""
+    if isinstance(config, DictConfig):
+        return OmegaConf.select(config, key)
+    for part in key.split("."):
+        config = config.get(part) if isinstance(config, dict) else None
+    return config
+
+
+def _size(config, key: str):
+    """A size key of a job; a `model.*` key its case overrides (`cases.<model.case>.*`) is the case's."""
+    case = select(config, "model.case")
+    leaf = key.removeprefix("model.")
+    own = select(config, f"cases.{case}.{leaf}") if isinstance(case, str) and leaf != key else None
+    return select(config, key) if own is None else own
+
+
+# The metric glossary (`mfx metrics`): columns every row has, then each family's table
+# (mfx/<family>/metrics.py: its coordinate columns, and per experiment the values of `metric`).
+COMMON_COLUMNS = {
+    "experiment": "the experiment that made the row",
+    "scale": "quick or paper",
+    "seed": "seed of the row's random draws (a rep of a job's seed block)",
+    "metric": "what `value` measures (the metrics below)",
+    "value": "the measured number",
+    "status": "ok, or why the value is not a measurement (diverged, no_escape, …)",
+    "config_hash": "hash of the job's configuration (added by mfx collect)",
+}
+GLOSSARIES = {"resnet": resnet_metrics, "quadratic": quadratic_metrics, "transformer": transformer_metrics}
+
+
+def glossary(name: str) -> tuple[dict[str, str], dict[str, str]]:
+    """({column: meaning}, {metric: meaning}) of an experiment's rows; in a name `<k>` stands for a
+    number, any other `<word>` for a name (`lam_min_<block>`: lam_min_QK, lam_min_full, …)."""
+    module = GLOSSARIES[entries()[name].family]
+    return {**COMMON_COLUMNS, **module.COLUMNS}, dict(module.METRICS.get(name, {}))
+
+
+def meaning(words: dict[str, str], code: str) -> str | None:
+    """The glossary line of `code` (a column or metric name), or None."""
+    if code in words:
+        return words[code]
+    for name, text in words.items():
+        # placeholders: <k> a number, any other <word> (an NTK block, …) a name
+        pattern = re.sub(r"<(\w+)>", lambda m: r"\d+" if m[1] == "k" else r"[A-Za-z0-9]+", re.escape(name))
+        if "<" in name and re.fullmatch(pattern, code):
+            return text
+    return None

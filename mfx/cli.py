@@ -13,6 +13,7 @@ import argparse
 import contextlib
 import csv
 import difflib
+import io
 import math
 import os
 import shutil
@@ -23,6 +24,7 @@ import textwrap
 import time
 import uuid
 from pathlib import Path
+from typing import NamedTuple
 
 from omegaconf import OmegaConf
 
@@ -38,6 +40,7 @@ report = lazy.module("mfx.report")
 results = lazy.module("mfx.results")
 runtime = lazy.module("mfx.runtime")
 sweep = lazy.module("mfx.sweep")
+task = lazy.module("mfx.task")
 
 EPILOG_RUN = """\
 usage: mfx run experiment=NAME [scale=quick|paper] [KEY=VALUE ...] [hydra flags]
@@ -53,7 +56,8 @@ examples:
       hydra.launcher.partition=gpu hydra.launcher.timeout_min=60
   mfx run experiment=resnet_depth --cfg job                          # print the first job's config
   mfx run experiment=resnet_depth --dry-run                          # list the jobs, run nothing
-hydra flags: --cfg job|hydra|all, --info, --hydra-help, -m (implied: every experiment is a sweep)
+hydra flags: --cfg job|hydra|all, --info, --hydra-help, -m (implied: every experiment is a sweep),
+  --config-dir DIR (-cd: your configs, e.g. DIR/experiment/NAME.yaml, beside mfx's own)
 """
 
 # Hydra flags that only print something: no job runs, so no validation is needed.
@@ -98,7 +102,9 @@ def _parser() -> argparse.ArgumentParser:
         " && mfx report outputs/resnet_phase/quick",
     )
     p.add_argument("--version", action="version", version=f"mfx {mfx.__version__}")
-    sub = p.add_subparsers(dest="command", metavar="{run,list,status,collect,plot,report,compare,audit}")
+    sub = p.add_subparsers(
+        dest="command", metavar="{run,list,metrics,status,collect,plot,report,compare,audit}"
+    )
     sub.add_parser("run", help="run an experiment's sweep (Hydra overrides follow)", add_help=False)
     raw = argparse.RawDescriptionHelpFormatter
     ls = sub.add_parser(
@@ -110,9 +116,19 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=raw,
     )
     ls.add_argument("--names", action="store_true", help="print only the names, one per line")
+    ls.add_argument("--long", action="store_true", help="each figure's full description (default: its label)")
     ls.add_argument(
         "--out", default="outputs", help="where to look for reports (claims by kind; default: outputs)"
     )
+    mt = sub.add_parser(
+        "metrics",
+        help="what each column and metric of an experiment's rows means",
+        description="The glossary of the rows (rows.csv, table.csv): every column and every value of the "
+        "metric column, one line each, per family and experiment.",
+        epilog="example:\n  mfx metrics resnet_depth\n  mfx metrics            # every experiment",
+        formatter_class=raw,
+    )
+    mt.add_argument("experiment", nargs="?", help="one experiment (default: all)")
     st = sub.add_parser(
         "status",
         help="list the sweeps under an output folder: jobs complete / incomplete, latest verdicts",
@@ -228,6 +244,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         commands = {
             "list": _list,
+            "metrics": _metrics,
             "status": _status,
             "collect": _collect,
             "plot": _plot,
@@ -269,6 +286,7 @@ def _run(args: list[str], combined: bool = True) -> int:
         raise ConfigError(
             "--experimental-rerun is refused: it unpickles a file (rerun the same command instead)"
         )
+    args = _config_flags(args)
     printing = any(a.split("=")[0] in PRINT_FLAGS for a in args)
     dry = "--dry-run" in args
     args = [a for a in args if a != "--dry-run"]
@@ -282,7 +300,10 @@ def _run(args: list[str], combined: bool = True) -> int:
             "run: name an experiment: mfx run experiment=NAME (`mfx list` names them, `mfx run --help`)"
         )
     # Every sweep is validated before any runs: a mistake in the second writes nothing for the first.
-    plans = [q for name in names for q in sweep.plans([_one(o, name) for o in overrides])]
+    # A finished sweep is recognised first, without the experiments' code: resuming it loads no torch.
+    plans = None if printing or dry else _finished(names, overrides)
+    if plans is None:
+        plans = [q for name in names for q in sweep.plans([_one(o, name) for o in overrides])]
     if (
         printing
         and _flag_value(args, ("--cfg", "-c")) == "job"
@@ -323,6 +344,52 @@ def _run(args: list[str], combined: bool = True) -> int:
     return 1 if failed else 0
 
 
+def _finished(names: list[str], overrides: list[str]) -> list | None:
+    """The plans of sweeps that have nothing left to run (resume on, every job complete by the same
+    configuration and code), composed without the experiments' code; None otherwise — the full
+    validation then runs (and names any mistake).  A job complete with the same job hash passed every
+    check of that code when it ran."""
+    try:
+        plans = [q for name in names for q in sweep.plans([_one(o, name) for o in overrides], checked=False)]
+    except ConfigError:
+        return None
+    finished = all(p.jobs[0].resume and all(_done(p)) for p in plans)
+    return plans if finished else None
+
+
+def _config_flags(args: list[str]) -> list[str]:
+    """Hydra's `--config-dir DIR` (`-cd`) adds DIR to the config search path: mfx reads it as
+    `hydra.searchpath=[file://DIR]`, which every sweep and job then composes with.  `--config-name` and
+    `--config-path` would replace mfx's own primary config: refused, with the way to the same effect."""
+    out, i = [], 0
+    while i < len(args):
+        flag, eq, value = args[i].partition("=")
+        if flag in ("--config-name", "-cn", "--config-path", "-cp"):
+            raise ConfigError(
+                f"{flag} is refused: mfx composes its own primary config; put your settings in "
+                "DIR/experiment/NAME.yaml and run with --config-dir DIR experiment=NAME, or give them as KEY=VALUE"
+            )
+        if flag not in ("--config-dir", "-cd"):
+            out.append(args[i])
+            i += 1
+            continue
+        if not eq:
+            value = args[i + 1] if i + 1 < len(args) else ""
+            i += 1
+        i += 1
+        if not value or not Path(value).is_dir():
+            raise ConfigError(f"{flag} must name a folder of configs (got {value!r})")
+        if any(
+            a.startswith(("hydra.searchpath=", "+hydra.searchpath=", "++hydra.searchpath="))
+            for a in args + out
+        ):
+            raise ConfigError(
+                f"{flag}: give one --config-dir or hydra.searchpath (each sets the config search path)"
+            )
+        out.append(f"hydra.searchpath=[file://{Path(value).absolute()}]")
+    return out
+
+
 def _args(args: list[str], p) -> list[str]:
     return [_one(a, p.experiment) for a in args]
 
@@ -347,29 +414,39 @@ def _run_plan(p, args: list[str], run_id: str, todo, progress: str) -> int:
     )
     if progress:
         print(progress, flush=True)
-    launch = runtime.launch_folder()
-    cancelled = None
-    if not (p.jobs[0].resume and all(done for done, _ in todo)):  # a finished sweep launches nothing
-        sweep.bar = runtime.progress(total=len(p.jobs), desc=f"{p.experiment} jobs", unit="job", leave=True)
+    launch, cancelled = None, None
+    if not (p.jobs[0].resume and all(t.done for t in todo)):  # a finished sweep launches nothing
+        launch = runtime.launch_folder()
+        known = [t.seconds for t in todo if t.seconds is not None]
+        fill = statistics.median(known) if known else 1.0  # a job without an estimate weighs as a typical one
+        task.costs = {h: fill if t.seconds is None else t.seconds for h, t in zip(p.job_hashes, todo)}
+        # weighted by cost (jobs take 0.1 s to minutes): the bar's total is the jobs' estimated seconds
+        task.bar = runtime.progress(
+            total=sum(task.costs.values()),
+            desc=f"{p.experiment} ({_plural(len(p.jobs), 'job')})",
+            unit="s",
+            leave=True,
+            bar_format=BAR,
+        )
         try:
             _hydra(p.hydra_args(args, launch))
         except Exception as e:  # submitit: a job SLURM cancelled or killed at its time limit
             if type(e).__name__ != "UncompletedJobError":
                 raise
-            cancelled = sweep.slurm_outcome(launch)
+            cancelled = task.slurm_outcome(launch)
         finally:
-            sweep.bar.close()
-            sweep.bar = None
+            task.bar.close()
+            task.bar, task.costs = None, {}
     ran, skipped, missing, elsewhere = _tally(p, run_id)
     others = f"{elsewhere} running in another process, " if elsewhere else ""
-    logs = launch / ".submitit"
+    logs = launch / ".submitit" if launch else None
     if cancelled is not None:
         then = f"SLURM cancelled {missing + elsewhere} of {len(p.jobs)} jobs; {ran + skipped} done{cancelled}"
     elif elsewhere:
         holders = "; ".join(sorted({locks.describe(j) for j in p.held_jobs()}))
         then = f"{elsewhere} being computed by another run ({holders[:160]}): wait for it"
     elif missing:
-        then = f"{missing} failed" + (f" (launcher logs: {logs})" if logs.is_dir() else "")
+        then = f"{missing} failed" + (f" (launcher logs: {logs})" if logs and logs.is_dir() else "")
     else:
         then = ""
     tally = (
@@ -384,7 +461,7 @@ def _run_plan(p, args: list[str], run_id: str, todo, progress: str) -> int:
             f"{tally}; "
             + (f"{then}; rerun the same command to resume" if then else f"next: mfx report {p.folder}")
         )
-    if not (missing or elsewhere) or not logs.is_dir():
+    if launch and (not (missing or elsewhere) or not logs.is_dir()):
         shutil.rmtree(launch, ignore_errors=True)
     return missing + elsewhere
 
@@ -394,7 +471,7 @@ def _progress(plans, i: int, todo, later: list[tuple[float, int]]) -> str:
     p = plans[i]
     here = _pending_time(todo)
     left, unknown = here[0] + sum(t for t, _ in later[i + 1 :]), here[1] + sum(n for _, n in later[i + 1 :])
-    pending = sum(not done for done, _ in todo)
+    pending = sum(not t.done for t in todo)
     return (
         f"[{i + 1}/{len(plans)}] {p.experiment}/{p.scale}{p.variant}: {_plural(len(p.jobs), 'job')}, {pending} pending"
         + (f" ≈ {_duration(here[0])}" if pending and not here[1] else "")
@@ -405,7 +482,7 @@ def _progress(plans, i: int, todo, later: list[tuple[float, int]]) -> str:
 
 def _pending_time(todo) -> tuple[float, int]:
     """(estimated seconds of the pending jobs that have an estimate, pending jobs without one)."""
-    pending = [sec for done, sec in todo if not done]
+    pending = [t.seconds for t in todo if not t.done]
     return sum(sec for sec in pending if sec is not None), sum(sec is None for sec in pending)
 
 
@@ -422,17 +499,29 @@ def _combined_report(plans) -> None:
 
 
 REFUSED_FLAGS = {"--experimental-rerun"}
+# A sweep's bar counts estimated seconds of work done (a job adds its estimate when it ends).
+BAR = "{desc}: {percentage:3.0f}%|{bar}| {n:.0f}/{total:.0f} s of work [{elapsed}<{remaining}]"
+
+
+SOURCES = {
+    "recorded": "",
+    "scaled": " (scaled from this experiment's recorded jobs)",
+    "model": " (cost model)",
+    "median": " (median of this experiment's recorded jobs)",
+}
 
 
 def _dry_run(plans) -> int:
-    """Each job of each sweep, done (resume skips it) or pending, with its estimated time; totals."""
-    pending_total, unknown, count = 0.0, 0, 0
+    """Each job of each sweep, done (resume skips it) or pending, with its estimated time and where
+    the estimate comes from; totals."""
+    pending_total, unknown, count, modelled = 0.0, 0, 0, 0
     for p in plans:
         states = _job_states(p)
-        pending = [s for done, s in states if not done]
-        seconds = sum(s for s in pending if s is not None)
-        missing = sum(s is None for s in pending)
+        pending = [t for t in states if not t.done]
+        seconds = sum(t.seconds for t in pending if t.seconds is not None)
+        missing = sum(t.seconds is None for t in pending)
         pending_total, unknown, count = pending_total + seconds, unknown + missing, count + len(pending)
+        modelled += sum(t.source == "model" for t in pending)
         print(
             f"{p.folder}: {_plural(len(p.jobs), 'job')} ({len(p.jobs) - len(pending)} done, {len(pending)} pending"
             + (f", ≈ {_duration(seconds)}" if pending and not missing else "")
@@ -440,49 +529,84 @@ def _dry_run(plans) -> int:
             + f"), grid axes {', '.join(p.axes) or '(none)'}"
             + (f", variant of {p.experiment} ({' '.join(p.overrides)})" if p.variant else "")
         )
-        for job, (done, sec) in zip(p.jobs, states):
+        for job, t in zip(p.jobs, states):
             point = ", ".join(f"{k}={OmegaConf.select(job, k)}" for k in p.axes) or "the only job"
-            when = "done" if done else (f"pending, ≈ {_duration(sec)}" if sec is not None else "pending, ?")
+            when = (
+                "done"
+                if t.done
+                else (
+                    f"pending, ≈ {_duration(t.seconds)}{SOURCES[t.source]}"
+                    if t.seconds is not None
+                    else "pending, ?"
+                )
+            )
             print(f"  {point}: {when}")
     known = count - unknown
     print(
         f"total: {_plural(count, 'job')} pending"
         + (f", ≈ {_duration(pending_total)}" + (f" for {known}" if unknown else "") if known else "")
         + (f"; {unknown} without an estimate (no earlier run of theirs at this scale)" if unknown else "")
+        + (
+            f"; {modelled} of them from the cost model (measured at quick on 2 cores: a rough guide, "
+            "replaced by the jobs' own times once they ran)"
+            if modelled
+            else ""
+        )
     )
     sys.stdout.flush()  # here, where a closed pipe (`| head`) ends quietly (mfx.cli.main)
     return 0
 
 
-def _job_states(p) -> list[tuple[bool, float | None]]:
-    """Per planned job: (done — complete, by the same configuration and code: resume skips it;
-    estimated seconds — the median recorded by earlier runs of that grid point of the experiment at
-    this scale, default or variant, else the median of all its recorded jobs, else None)."""
+class JobState(NamedTuple):
+    done: bool  # complete, by the same configuration and code: resume skips it
+    seconds: float | None  # estimated time, None without an estimate
+    source: str  # where the estimate comes from: "recorded", "scaled", "model", "median" or ""
+
+
+def _done(p) -> list[bool]:
+    """Per planned job: whether it is complete by the same configuration and code (resume skips it)."""
     done_hashes = {
         (d or {}).get("job_hash")
         for j in (results.find_jobs([p.folder]) if p.folder.is_dir() else [])
         for state, d in [results.job_state(j)]
         if state == "complete"
     }
+    return [h in done_hashes for h in p.job_hashes]
+
+
+def _job_states(p) -> list[JobState]:
+    """Per planned job: done or not, and its estimated seconds — "recorded": the median time earlier
+    runs of that grid point of the experiment at this scale (default or variant) recorded; "scaled":
+    the seconds per unit of size of its other recorded jobs (`catalog.seconds_per_unit`), times this
+    job's units; "model": the catalog's measured seconds per unit (`catalog.COST`) times its units;
+    "median": without a size model, the median time of the experiment's recorded jobs."""
     recorded: dict[tuple, list[float]] = {}
+    provenances = []
     for j in results.find_jobs(sorted((Path(p.jobs[0].out) / p.experiment).glob(f"{p.scale}*"))):
         prov = results.read_json(j / results.PROVENANCE) or {}
         if isinstance(prov.get("seconds"), (int, float)) and isinstance(prov.get("config"), dict):
-            key = tuple(str(_select(prov["config"], k)) for k in p.axes)
+            key = tuple(str(catalog.select(prov["config"], k)) for k in p.axes)
             recorded.setdefault(key, []).append(float(prov["seconds"]))
-    everything = [x for xs in recorded.values() for x in xs]
+            provenances.append(prov)
+    per_unit = catalog.seconds_per_unit(p.experiment, provenances)
+    model = catalog.COST.get(p.experiment, ((), None))[1]
     states = []
-    for job in p.jobs:
-        here = recorded.get(tuple(str(OmegaConf.select(job, k)) for k in p.axes)) or everything
-        states.append((results.job_hash(job) in done_hashes, statistics.median(here) if here else None))
+    for job, done in zip(p.jobs, _done(p)):
+        here = recorded.get(tuple(str(OmegaConf.select(job, k)) for k in p.axes))
+        units = catalog.units(p.experiment, job)
+        if here:
+            states.append(JobState(done, statistics.median(here), "recorded"))
+        elif per_unit and units:
+            states.append(JobState(done, per_unit * units, "scaled"))
+        elif model and units:
+            states.append(JobState(done, model * units, "model"))
+        elif recorded:  # no size model: a typical recorded job of the experiment
+            states.append(
+                JobState(done, statistics.median(x for xs in recorded.values() for x in xs), "median")
+            )
+        else:
+            states.append(JobState(done, None, ""))
     return states
-
-
-def _select(config: dict, key: str):
-    """A dotted key of a resolved config read from JSON (what OmegaConf.select does, without building one)."""
-    for part in key.split("."):
-        config = config.get(part) if isinstance(config, dict) else None
-    return config
 
 
 def _duration(seconds: float) -> str:
@@ -503,7 +627,7 @@ def _hydra(argv: list[str]) -> int:
     os.environ["HYDRA_FULL_ERROR"] = "1"
     sys.argv = ["mfx", *argv]
     try:
-        sweep.hydra_main()
+        task.hydra_main()
     finally:
         sys.argv = saved
         if full_error is None:
@@ -550,8 +674,8 @@ def _experiments(overrides: list[str]) -> list[str]:
     value = next((o.split("=", 1)[1] for o in reversed(overrides) if o.startswith("experiment=")), None)
     if value is None:
         return []
-    if value == "all":  # the papers' experiments (not a test-only one registered in-process)
-        return [n for n, e in registry.load_all().items() if e.family in registry.FAMILIES]
+    if value == "all":  # the papers' experiments (not a test-only one registered in-process), read
+        return list(catalog.entries())  # from their source: naming them loads none of their code
     return [v.strip() for v in value.split(",")]
 
 
@@ -592,6 +716,7 @@ def _overrides(args: list[str]) -> list[str]:
 
 
 WIDTH = 100  # `mfx list`, `mfx status` and `mfx compare` fit in 100 columns
+FIGURE_LABEL = 28  # `mfx list`'s figure column: one line beside the other columns
 
 
 def _fit(text: str, width: int) -> str:
@@ -607,8 +732,9 @@ def _list(args) -> int:
     rows = []
     for e in entries.values():
         jobs = "/".join(str(n or "?") for n in catalog.grid_sizes(e.name).values())
+        figure = e.figure if args.long else _figure_label(e.figure)
         rows.append(
-            (e.name, PAPER_SHORT.get(e.family, e.family), e.figure, jobs, _kinds(Path(args.out), e.name))
+            (e.name, PAPER_SHORT.get(e.family, e.family), figure, jobs, _kinds(Path(args.out), e.name))
         )
     head = ("experiment", "paper (arXiv)", "figure", "jobs q/p", "claims p/d/x/i")
     w0, w1, w3, w4 = (max(len(r[i]) for r in [*rows, head]) for i in (0, 1, 3, 4))
@@ -624,14 +750,57 @@ def _list(args) -> int:
         f"/ identities of the newest report under {args.out}/ ({_plural(reported, 'experiment')} reported, "
         "— none yet)"
     )
+    note += "" if args.long else "; figure: its label (mfx list --long: in full)"
     print("\n".join(textwrap.wrap(note, WIDTH)))
     return 0
+
+
+def _figure_label(figure: str) -> str:
+    """A figure's label for `mfx list`: the name before its description ("E2: R(t)/R(0) …" → "E2"),
+    else its first clause, at most FIGURE_LABEL characters (cut at a word, marked "…")."""
+    label = figure.split(":", 1)[0] if ":" in figure else figure.split(", ", 1)[0]
+    if len(label) <= FIGURE_LABEL:
+        return label
+    return label[: label.rfind(" ", 0, FIGURE_LABEL - 1)] + " …"
+
+
+def _metrics(args) -> int:
+    """The glossary: per family its columns, per experiment its metrics (one line each, wrapped)."""
+    entries = catalog.entries()
+    names = [args.experiment] if args.experiment else list(entries)
+    if args.experiment not in (None, *entries):
+        close = difflib.get_close_matches(args.experiment, list(entries), n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]!r}?" if close else " (`mfx list --names` names them)"
+        raise ConfigError(f"metrics: no experiment {args.experiment!r}{hint}")
+    shown = set()
+    for name in names:
+        columns, metrics = catalog.glossary(name)
+        family = entries[name].family
+        if family not in shown:
+            shown.add(family)
+            print(f"columns of the {family} rows ({PAPER_SHORT.get(family, family)}):")
+            _glossary_lines(columns)
+        print(f"metrics of {name} (the values of the metric column):")
+        _glossary_lines(metrics)
+    return 0
+
+
+def _glossary_lines(words: dict[str, str]) -> None:
+    width = max(map(len, words), default=0) + 4
+    for code, text in words.items():
+        lines = textwrap.wrap(text, WIDTH - width) or [""]
+        print(f"  {code:{width - 2}}{lines[0]}")
+        for more in lines[1:]:
+            print(f"{'':{width}}{more}")
 
 
 def _kinds(out: Path, name: str) -> str:
     """Claim counts by kind (paper/derived/cross-check/identity) in the newest claims.csv of an
     experiment under `out`; "—" when it has none (read with csv: `mfx list` loads no pandas)."""
-    reports = sorted(out.glob(f"{name}/*/claims.csv"), key=lambda p: p.stat().st_mtime)
+    # regular files only: a FIFO named claims.csv would block the read
+    reports = sorted(
+        (p for p in out.glob(f"{name}/*/claims.csv") if p.is_file()), key=lambda p: p.stat().st_mtime
+    )
     if not reports:
         return "—"
     with reports[-1].open(newline="") as f:
@@ -686,10 +855,9 @@ def _verdicts(folder: Path) -> str:
     """The verdict counts of a sweep's latest report (claims.csv), or what to run to get them."""
     claims = folder / "claims.csv"
     try:
-        frame = pd.read_csv(claims)
-        counts = frame["verdict"].value_counts()
-    except (OSError, ValueError, KeyError, pd.errors.ParserError):
-        return "no report yet"
+        counts = _read_claims(claims)["verdict"].value_counts()
+    except (OSError, ConfigError, results.Damaged):
+        return "no report yet" if not os.path.lexists(claims) else "no readable report (claims.csv)"
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(claims.stat().st_mtime))
     text = ", ".join(f"{int(counts.get(v, 0))} {v}" for v in VERDICTS)
     stale = any(
@@ -824,9 +992,15 @@ def _claims_of(path: Path, mixed: bool = False) -> pd.DataFrame:
     return report.claims_frame(claims)
 
 
+MAX_CLAIMS_BYTES = 64 * 2**20  # mfx writes a few hundred claims (< 1 MB): larger is not its file
+
+
 def _read_claims(path: Path) -> pd.DataFrame:
+    """A claims.csv, read only if it is a small regular file (never a FIFO, device or link: no hang)."""
     try:
-        frame = pd.read_csv(path)
+        frame = pd.read_csv(io.BytesIO(results.read_regular(path, MAX_CLAIMS_BYTES)))
+    except results.Damaged as e:
+        raise ConfigError(f"{e}: not a readable claims file") from None
     except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as e:
         raise ConfigError(f"{path}: not a readable claims file ({str(e).splitlines()[0]})") from None
     missing = [c for c in ("experiment", "claim", "measured", "u", "verdict") if c not in frame]

@@ -24,6 +24,13 @@ class _Module:
     def __getattr__(self, attr: str):
         return getattr(importlib.import_module(self._name), attr)
 
+    def __setattr__(self, attr: str, value) -> None:
+        # a module-level setting (`task.bar = …`) goes to the module itself, where its code reads it
+        if attr == "_name":
+            object.__setattr__(self, attr, value)
+        else:
+            setattr(importlib.import_module(self._name), attr, value)
+
     def __repr__(self) -> str:
         return f"<module {self._name!r}, imported on first use>"
 

@@ -201,12 +201,23 @@ def provenance(info: dict) -> tuple[list[str], list[str]]:
         for s in sweeps
         if len(s.get("commits", [])) > 1
     ]
+    warnings += [  # what the jobs warned while computing (mfx.task), one line each, without source lines
+        f"Warning from {s['experiment']}/{s['scale']} ({_jobs(jobs)}): {line}"
+        for s in sweeps
+        for line, jobs in sorted((s.get("warnings") or {}).items())
+    ]
     if info.get("mixed"):
         warnings.append(
             "Warning: this table knowingly mixes sweeps of different configurations (mfx collect --mixed); "
             "claims evaluated on it mix them too."
         )
     return warnings, facts
+
+
+def _jobs(names: list[str]) -> str:
+    """ "job model.a=2" or "3 jobs, e.g. model.a=2"."""
+    names = sorted(names)
+    return f"job {names[0]}" if len(names) == 1 else f"{len(names)} jobs, e.g. {names[0]}"
 
 
 @dataclass

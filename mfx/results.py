@@ -20,6 +20,7 @@ import contextlib
 import errno
 import functools
 import hashlib
+import importlib.metadata
 import io
 import json
 import os
@@ -33,7 +34,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import torch
 from omegaconf import DictConfig, OmegaConf
 
 import mfx
@@ -226,9 +226,9 @@ def _hash(obj) -> str:
 
 def identity(cfg: DictConfig, drop=()) -> dict:
     """The resolved config without the keys that do not change the numbers (VOLATILE, `hydra`, `drop`)."""
-    container = OmegaConf.to_container(
-        OmegaConf.masked_copy(cfg, [k for k in cfg if k != "hydra"]), resolve=True
-    )
+    # a job's config has no `hydra` node (mfx.sweep.plan drops it): no copy without it to make first
+    plain = OmegaConf.masked_copy(cfg, [k for k in cfg if k != "hydra"]) if "hydra" in cfg else cfg
+    container = OmegaConf.to_container(plain, resolve=True)
     for key in (*VOLATILE, *drop):
         *parents, leaf = key.split(".")
         node = container
@@ -274,9 +274,9 @@ def git_state() -> tuple[str, bool | None]:
         return "unknown", None
 
 
-def job_hash(cfg: DictConfig) -> str:
-    """What resume compares: the job's configuration and mfx's code."""
-    return f"{config_hash(cfg)}-{code_hash()}"
+def job_hash(cfg: DictConfig, config: str | None = None) -> str:
+    """What resume compares: the job's configuration (`config`: its config_hash, if known) and mfx's code."""
+    return f"{config or config_hash(cfg)}-{code_hash()}"
 
 
 # ------------------------------------------------------------------------------------ one job
@@ -308,7 +308,7 @@ def write_job(
         "code_hash": code_hash(),
         "config_hash": config_hash(cfg),
         "sweep_hash": cfg.get("sweep_hash"),
-        "torch": torch.__version__,
+        "torch": importlib.metadata.version("torch"),  # results load no torch: resume checks without it
         "python": platform.python_version(),
         "device": device,
         "dtype": OmegaConf.select(cfg, "runtime.dtype"),
@@ -565,6 +565,7 @@ def sweeps_of(jobs: list[dict], mixed: bool) -> dict:
                     "dtypes": set(),
                     "dates": set(),
                     "overrides": job.get("overrides"),
+                    "warnings": {},
                 },
             )
             g["dirs"].add(str(Path(job["dir"]).parent))
@@ -578,6 +579,8 @@ def sweeps_of(jobs: list[dict], mixed: bool) -> dict:
                 ("dates", "finished"),
             ):
                 g[k].add(str(job.get(src)))
+            for line in job.get("warnings") or []:  # each warning once, with the jobs that emitted it
+                g["warnings"].setdefault(str(line), []).append(Path(job["dir"]).name)
     by_exp: dict[tuple, list] = {}
     for (name, scale, h), g in groups.items():
         by_exp.setdefault((name, scale), []).append(g)

@@ -1,39 +1,32 @@
-"""A sweep: compose and validate every job's config before anything runs, then run the jobs.
+"""A sweep: compose and validate every job's config before anything runs.
 
 `plan(overrides)` mirrors Hydra's basic sweeper to validate the whole grid up front (a user's
-mistake ends with one line and nothing written); `task(cfg)` is the Hydra task function of one
-job.  Launchers (joblib, submitit) pickle `task` by reference, so a job process imports this
-module and the experiments only — never matplotlib.
+mistake ends with one line and nothing written); `mfx.task.task(cfg)` is the Hydra task function of
+one job.  This module loads no torch: `plan(overrides, checked=False)` composes the jobs without the
+experiments' code, which is all a finished sweep's resume check needs (its jobs' hashes).
 """
 
 from __future__ import annotations
 
 import difflib
+import functools
+import importlib
 import itertools
 import os
 import re
-import shutil
-import subprocess
-import sys
 import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import hydra
-import torch
 from hydra import compose, initialize_config_module
-from hydra.core.hydra_config import HydraConfig
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import HydraException
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from mfx import experiment as registry
-from mfx import locks, results, runtime
+from mfx import locks, results
 from mfx.experiment import SCALES, ConfigError, check
-
-bar = None  # progress over the jobs of a sweep run in this process (basic launcher); set by mfx.cli
 
 
 @dataclass
@@ -47,6 +40,9 @@ class Plan:
     sweep_hash: str
     variant: str  # "" for the experiment's own configuration, else "-<sweep_hash>"
     overrides: list[str]  # the non-grid overrides that make the variant
+    job_hashes: list[str] = field(
+        default_factory=list
+    )  # each job's `results.job_hash` (resume compares them)
     # a sweep of a key that is not a grid axis is one plan per value: its override line → this value
     replace: dict[str, str] = field(default_factory=dict)
     launcher: str = ""  # the Hydra launcher's class (…SlurmLauncher, …BasicLauncher)
@@ -106,19 +102,20 @@ EXCLUDE_FROM_JOB_DIR = (
 )
 
 
-def plans(overrides: list[str]) -> list[Plan]:
+def plans(overrides: list[str], checked: bool = True) -> list[Plan]:
     """Validate a sweep; a sweep of a key that is not a grid axis is one sweep per value.
 
     `seed=0,1`, `scale=quick,paper`, `runtime.dtype=float32,float64` or `out=a,b` give each value its
     own sweep (own configuration hash and folder), run in turn, so that no job folder ever holds
     rows of another configuration.  A value given twice, or values that make the same sweep folder
     (`runtime.threads=1,2`: threads do not change the numbers), are refused with one line.
+    `checked`: as `plan`'s.
     """
     parser = OverridesParser.create()
     parsed = _parse(parser, overrides)
     _refuse_hydra_keys(parsed)
     _refuse_control_characters(parsed)
-    _experiment_name(parsed)
+    _experiment_name(parsed, checked)
     plain = [o.input_line for o in parsed if not o.is_sweep_override()]
     _refuse_new_keys(parsed, plain)
     cfg = _compose(plain)
@@ -133,7 +130,7 @@ def plans(overrides: list[str]) -> list[Plan]:
     out = []
     for combo in itertools.product(*choices):
         replace = dict(combo)
-        p = plan([replace.get(line, line) for line in overrides])
+        p = plan([replace.get(line, line) for line in overrides], checked)
         p.replace = replace
         out.append(p)
     folders: dict[Path, Plan] = {}
@@ -210,15 +207,16 @@ def _refuse_repeats(o) -> None:
                 )
 
 
-def _experiment_name(parsed) -> str:
+def _experiment_name(parsed, known: bool = True) -> str:
+    """The experiment named; `known`: refuse a name no experiment registered (this loads them all)."""
     keys = {o.get_key_element(): o for o in parsed}
-    experiments = registry.load_all()
     if "experiment" in keys and keys["experiment"].is_sweep_override():
         raise ConfigError(
             "experiment: give one name, a,b or all (mfx runs each experiment's sweep in turn; "
             f"got {keys['experiment'].input_line!r})"
         )
     name = keys["experiment"].value() if "experiment" in keys else None
+    experiments = registry.load_all() if known else {name: None}
     if name not in experiments:
         raise ConfigError(
             f"experiment must be one of {', '.join(experiments)} (got {name!r})"
@@ -233,20 +231,23 @@ def _experiment_name(parsed) -> str:
     return name
 
 
-def plan(overrides: list[str]) -> Plan:
+def plan(overrides: list[str], checked: bool = True) -> Plan:
     """Compose and validate the config of every job of the sweep; raise ConfigError on a mistake.
 
     Mirrors Hydra's basic sweeper: the experiment's `hydra.sweeper.params` give the axes, and a
     command-line override of the same key (a sweep `k=a,b` or a single value) replaces that axis.
     The sweep's identity is its configuration without the axes: when it differs from the
     experiment's own (e.g. `model.K=20`), the sweep goes to the folder `<scale>-<hash>`.
+
+    `checked=False` composes the jobs without the experiments' code (no torch): no experiment's own
+    checks, no memory estimate, no probe of `out`.  Only for a look at what is done already (resume):
+    a job complete with the same job hash (configuration and code) passed every check when it ran.
     """
     parser = OverridesParser.create()
     parsed = _parse(parser, overrides)
     _refuse_hydra_keys(parsed)
     _refuse_control_characters(parsed)
-    name = _experiment_name(parsed)
-    experiments = registry.load_all()
+    name = _experiment_name(parsed, checked)
     plain = [o.input_line for o in parsed if not o.is_sweep_override()]
     _refuse_new_keys(parsed, plain)
     cfg = _compose(plain)
@@ -268,18 +269,21 @@ def plan(overrides: list[str]) -> Plan:
     for key in axes:
         if OmegaConf.select(base, key, default="<missing>") == "<missing>":
             raise ConfigError(f"unknown config key {key!r}" + _siblings(base, key) + _close_key(base, key))
-    exp = experiments[name]
     jobs = []
     for values in itertools.product(*axes.values()):
         job = base.copy()
         for key, value in zip(axes, values):
             OmegaConf.update(job, key, value, force_add=False)
-        validate(job, exp)
         jobs.append(job)
-    _refuse_twins(jobs, axes)
-    _check_resources(jobs, exp)
-    for out in sorted({str(j.out) for j in jobs}):
-        _probe_out(Path(out))
+    exp = registry.get(name) if checked else None
+    for job in jobs if checked else []:
+        validate(job, exp)
+    hashes = [results.config_hash(job) for job in jobs]
+    _refuse_twins(jobs, hashes, axes)
+    if checked:
+        _check_resources(jobs, exp)
+        for out in sorted({str(j.out) for j in jobs}):
+            _probe_out(Path(out))
     # The experiment's own configuration: the same command without the non-grid overrides.
     kept = [
         o
@@ -298,18 +302,19 @@ def plan(overrides: list[str]) -> Plan:
         and not o.get_key_element().startswith("hydra")
     ]
     launcher = str(OmegaConf.select(cfg, "hydra.launcher._target_", default="") or "")
-    return Plan(name, base.scale, jobs, list(axes), sweep_hash, variant, user, launcher=launcher)
+    job_hashes = [results.job_hash(job, h) for job, h in zip(jobs, hashes)]
+    return Plan(name, base.scale, jobs, list(axes), sweep_hash, variant, user, job_hashes, launcher=launcher)
 
 
-def _refuse_twins(jobs: list[DictConfig], axes: dict[str, list]) -> None:
+def _refuse_twins(jobs: list[DictConfig], hashes: list[str], axes: dict[str, list]) -> None:
     """Grid values become folder names, and two jobs of one configuration would be computed twice."""
     for key, values in axes.items():
         for v in values:
             if isinstance(v, str) and ("/" in v or v in (".", "..")):
                 raise ConfigError(f"{key}: a grid value names a job folder and may not hold '/' (got {v!r})")
     seen: dict[str, DictConfig] = {}
-    for job in jobs:
-        other = seen.setdefault(results.config_hash(job), job)
+    for job, h in zip(jobs, hashes):
+        other = seen.setdefault(h, job)
         if other is not job:
             point = ", ".join(f"{k}={OmegaConf.select(job, k)}" for k in axes)
             raise ConfigError(f"two grid points make the same job ({point}); give each value once")
@@ -336,11 +341,18 @@ def grid_sizes(name: str) -> dict[str, int | None]:
 
 
 def _compose(overrides: list[str]) -> DictConfig:
+    """The composed config (a copy: the caller may change it).  A plan composes the same overrides
+    up to three times (the grid's keys, the sweep, its own configuration): each composition is made once."""
+    return _composed(tuple(overrides)).copy()
+
+
+@functools.lru_cache(maxsize=64)
+def _composed(overrides: tuple[str, ...]) -> DictConfig:
     try:
         with initialize_config_module("mfx.conf", version_base="1.3"):
-            return compose("config", overrides=overrides, return_hydra_config=True)
+            return compose("config", overrides=list(overrides), return_hydra_config=True)
     except HydraException as e:
-        raise ConfigError(_composition_message(str(e), overrides)) from None
+        raise ConfigError(_composition_message(str(e), list(overrides))) from None
 
 
 def _values(parser, line: str) -> list:
@@ -429,7 +441,7 @@ def validate(cfg: DictConfig, exp) -> None:
     check(cfg, "seed", int, low=0, high=2**31 - 1)
     check(cfg, "runtime.threads", int, low=1, high=4 * (os.cpu_count() or 1))
     check(cfg, "runtime.device", str, choices=("cpu", "cuda", "auto"))
-    if cfg.runtime.device == "cuda" and not torch.cuda.is_available():
+    if cfg.runtime.device == "cuda" and not _cuda_available():
         raise ConfigError("runtime.device must be cpu or auto: torch sees no CUDA device on this machine")
     check(cfg, "runtime.dtype", str, choices=("float32", "float64"))
     check(cfg, "resume", bool)
@@ -446,6 +458,11 @@ def validate(cfg: DictConfig, exp) -> None:
             raise
         # an interpolation or type problem in a user's value
         raise ConfigError(f"invalid config for {exp.name}: {str(e).splitlines()[0]}") from None
+
+
+def _cuda_available() -> bool:
+    # torch comes with the experiments' code (`registry.load_all`, as here): planning loads none of it
+    return importlib.import_module("torch").cuda.is_available()
 
 
 def _check_out(out: Path) -> None:
@@ -495,99 +512,6 @@ def _check_resources(jobs: list[DictConfig], exp) -> None:
         )
 
 
-def task(cfg: DictConfig) -> None:
-    """One job: run the experiment at one grid point and write the job's files (results.write_job).
-
-    A per-job lock keeps two sweeps on one folder from computing the same job; the completion
-    marker is removed before a job is computed, so a kill at any moment leaves it to be rerun.
-    Whatever fails inside a job (a numerical failure the experiment did not turn into `diverged`
-    rows, a full disk, a bug) is one line on stderr: the job stays incomplete, resume reruns it,
-    and the sweep goes on (`mfx run` then exits 1).  Ctrl-C and SIGTERM stop the sweep.
-    """
-    name = HydraConfig.get().job.override_dirname or "job"
-    job_dir = Path(cfg.out) / cfg.name / f"{cfg.scale}{cfg.variant}" / name
-    start = time.perf_counter()
-    outcome = "failed"
-    try:
-        if "/" in name or name in (".", ".."):  # refused by plan; a job never writes elsewhere
-            raise ValueError(f"job folder name {name!r} is not a folder name")
-        outcome = _job(cfg, job_dir, start)
-    except Exception as e:
-        if os.environ.get("MFX_DEBUG"):
-            raise
-        print(f"mfx: job {results.printable(job_dir)} failed: {one_line(e)}", file=sys.stderr)
-    finally:
-        report_job(job_dir, outcome, time.perf_counter() - start)
-
-
-def _job(cfg: DictConfig, job_dir: Path, start: float) -> str:
-    """Run and save one job; return its outcome (done [with the counts of rows not ok], skipped,
-    running elsewhere)."""
-    results.make_folder(job_dir, Path(cfg.out))
-    deadline = time.monotonic() + locks.WAIT_SECONDS
-    while True:
-        with locks.job_lock(job_dir) as mine:
-            if mine:
-                return _compute(cfg, job_dir, start)
-        # another live run computes it (two identical runs at once): wait a while for its result
-        if time.monotonic() > deadline:
-            return "running elsewhere"
-        time.sleep(0.2)
-        state, done = results.job_state(job_dir)
-        if state == "complete" and done.get("job_hash") == results.job_hash(cfg) and not locks.held(job_dir):
-            return "skipped"
-
-
-def _compute(cfg: DictConfig, job_dir: Path, start: float) -> str:
-    """The job under its lock: skipped if complete, else computed and written."""
-    state, done = results.job_state(job_dir)
-    if cfg.resume and state == "complete" and done.get("job_hash") == results.job_hash(cfg):
-        return "skipped"
-    if state != "incomplete":
-        why = "its configuration or mfx's code changed" if state == "complete" else "it is damaged"
-        print(f"mfx: rerunning {job_dir}: {why}", file=sys.stderr)
-    results.mark_incomplete(job_dir)
-    exp = registry.get(cfg.name)
-    cfg = cfg.copy()
-    OmegaConf.update(cfg, "cache_dir", str(Path(cfg.cache_dir).absolute()))
-    rt = runtime.setup(**cfg.runtime)
-    rows = results.to_frame(exp.run(cfg), exp.name, cfg.scale)
-    hydra_cfg = HydraConfig.get()
-    grid = {kv.split("=", 1)[0] for kv in hydra_cfg.job.override_dirname.split(",")}
-    internal = {"experiment", "sweep_hash", "variant", *results.VOLATILE, *grid}
-    variant = [o for o in hydra_cfg.overrides.task if o.split("=", 1)[0].lstrip("+~") not in internal]
-    extra = {"overrides": variant, "job": hydra_cfg.job.override_dirname}
-    # done.json is written last: a failure before it leaves the job incomplete
-    results.write_job(job_dir, rows, cfg, str(rt.device), time.perf_counter() - start, extra, Path(cfg.out))
-    other = rows.loc[rows["status"] != "ok", "status"].value_counts()  # diverged, no_escape, …
-    return "done" + "".join(f", {n} rows {status}" for status, n in other.items())
-
-
-def slurm_outcome(launch: Path) -> str:
-    """After submitit gave up on a job (cancelled, or killed at its time limit): wait until SLURM has
-    ended every job of the sweep (their folders are named by job id), and say how many ran out of time."""
-    names = [p.name for p in (launch / ".submitit").glob("*")]
-    jobs = sorted({m[1] for m in map(re.compile(r"^(\d+)_").match, names) if m})
-    if not jobs or not shutil.which("squeue"):
-        return ""
-    for _ in range(600):  # at most ten minutes for the array's other tasks to end
-        if locks.slurm_running(",".join(jobs)) is not True:
-            break
-        time.sleep(1)
-    try:
-        r = subprocess.run(
-            ["sacct", "-n", "-X", "-P", "-j", ",".join(jobs), "-o", "State"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return ""
-    timeout = sum(line.startswith("TIMEOUT") for line in r.stdout.split())
-    return f" ({timeout} hit the time limit: raise hydra.launcher.timeout_min)" if timeout else ""
-
-
 def one_line(e: BaseException) -> str:
     """An exception as one line: its type and the first line of its message (and file, if any)."""
     if isinstance(e, OSError) and e.strerror:
@@ -595,18 +519,3 @@ def one_line(e: BaseException) -> str:
         return results.printable(f"{type(e).__name__}: {e.strerror}{where}")
     text = str(e).strip().splitlines()
     return results.printable(f"{type(e).__name__}: {text[0]}" if text else type(e).__name__)
-
-
-def report_job(job_dir: Path, outcome: str, seconds: float) -> None:
-    """Progress of a sweep: the bar on a terminal, else one line per job (logs, make, SLURM)."""
-    if bar is not None and not bar.disable:
-        bar.update()
-        return
-    print(
-        f"{results.printable(job_dir.parent.name)}/{results.printable(job_dir.name)}: {outcome} ({seconds:.1f} s)",
-        flush=True,
-    )
-
-
-def hydra_main() -> None:
-    hydra.main(config_path="pkg://mfx.conf", config_name="config", version_base="1.3")(task)()

@@ -1,8 +1,12 @@
 """The command line: sweeps, collect → plot → report, bad input, resume, determinism."""
 
+import dataclasses
+import html
 import json
+import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -391,3 +395,164 @@ def test_compare_wraps_the_claim_column_to_the_terminal_width(tmp_path, capsys, 
         assert max(len(line) for line in lines) <= int(columns) and "…" not in "".join(lines[3:-1])
         claim = " ".join(" ".join(lines[3:-1]).replace("1 ± 0.1 pass", "").split())
         assert claim.count("much longer than any column") == 3
+
+
+# ----------------------------------------------------------------- issue 25: resume, time, warnings
+
+
+def test_a_finished_sweep_is_recognised_without_the_experiments_code(tmp_path, capsys, monkeypatch):
+    """Resume of a finished sweep composes its jobs and compares their hashes: no experiment is
+    loaded, nothing validated with its code (a job complete with the same hash passed it)."""
+    assert run(tmp_path) == 0
+    capsys.readouterr()
+    monkeypatch.setattr(registry, "load_all", lambda: pytest.fail("the experiments were loaded"))
+    monkeypatch.setattr(sweep, "validate", lambda *a: pytest.fail("the jobs were validated again"))
+    assert run(tmp_path) == 0
+    assert "toy/quick: 4 jobs (0 run, 4 skipped, 0 failed)" in capsys.readouterr().out
+    monkeypatch.undo()
+    assert run(tmp_path, "model.a=1,2,3") == 0  # one job left to run: the full validation, then the job
+    assert "toy/quick: 3 jobs (1 run, " in capsys.readouterr().out
+
+
+def test_resuming_a_finished_sweep_loads_no_torch(tmp_path):
+    """In a fresh process (where the test-only toy is not even registered) the finished sweep is
+    recognised from its files and the composed configuration alone."""
+    assert run(tmp_path) == 0
+    code = (
+        "import sys; from mfx import cli, lazy\n"
+        f"code = cli.main(['run', *{TOY!r}, 'out={tmp_path}'])\n"
+        "print('LOADED', [m for m in ('torch', 'scipy', 'matplotlib') if lazy.loaded(m)], code)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "toy/quick: 4 jobs (0 run, 4 skipped, 0 failed)" in out and "LOADED [] 0" in out
+
+
+def test_a_warning_of_a_job_is_recorded_and_reported_as_one_line(tmp_path, capsys, monkeypatch):
+    toy_exp = registry.get("toy")
+
+    def warns(cfg):
+        for _ in range(3):
+            warnings.warn("the toy's tilt leaves its domain", UserWarning, stacklevel=1)
+        return toy_exp.run(cfg)
+
+    monkeypatch.setitem(registry._REGISTRY, "toy", dataclasses.replace(toy_exp, run=warns))
+    assert run(tmp_path) == 0
+    err = capsys.readouterr().err
+    line = "UserWarning: the toy's tilt leaves its domain (×3)"
+    assert err.count(line) == 4 and "warnings.warn" not in err and ".py:" not in err  # no source line
+    provenance = json.loads((tmp_path / "toy" / "quick" / "model.a=2" / "provenance.json").read_text())
+    assert provenance["warnings"] == [line]
+    assert cli.main(["report", str(tmp_path / "toy" / "quick")]) == 0
+    report = (tmp_path / "toy" / "quick" / "report.md").read_text()
+    assert report.count(line) == 1 and f"Warning from toy/quick (4 jobs, e.g. model.a=1): {line}" in report
+    assert html.escape(line) in (tmp_path / "toy" / "quick" / "report.html").read_text()
+
+
+def test_a_job_stopped_by_ctrl_c_is_logged_interrupted_and_resume_reruns_it(tmp_path, capsys, monkeypatch):
+    toy_exp = registry.get("toy")
+
+    def stopped(cfg):
+        if cfg.model.a == 4:
+            raise KeyboardInterrupt
+        return toy_exp.run(cfg)
+
+    monkeypatch.setitem(registry._REGISTRY, "toy", dataclasses.replace(toy_exp, run=stopped))
+    assert run(tmp_path) == 130
+    out = capsys.readouterr().out
+    assert "quick/model.a=4: interrupted (" in out and "failed" not in out
+    assert not (tmp_path / "toy" / "quick" / "model.a=4" / "done.json").exists()
+    monkeypatch.setitem(registry._REGISTRY, "toy", toy_exp)
+    assert run(tmp_path) == 0
+    assert "4 jobs (2 run, 2 skipped, 0 failed)" in capsys.readouterr().out
+
+
+def test_dry_run_falls_back_to_the_cost_model_and_prints_the_total(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(catalog.COST, "toy", (("model.a", "model.reps"), 0.5))  # toy: reps = 2
+    assert run(tmp_path, "--dry-run") == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "  model.a=8: pending, ≈ 8 s (cost model)" in lines  # 0.5 s × 8 × 2
+    assert lines[-1].startswith("total: 4 jobs pending, ≈ 15 s; 4 of them from the cost model")
+    assert run(tmp_path) == 0
+    capsys.readouterr()
+    assert run(tmp_path, "model.a=1,16", "--dry-run") == 0  # a new grid point: scaled from the recorded
+    assert "  model.a=16: pending, ≈ " in capsys.readouterr().out
+
+
+def test_the_progress_bar_weighs_each_job_by_its_estimated_cost(tmp_path, monkeypatch):
+    monkeypatch.setitem(catalog.COST, "toy", (("model.a",), 1.0))
+
+    class Bar:
+        disable = False
+
+        def __init__(self, total, **kwargs):
+            self.total, self.done = total, []
+            bars.append(self)
+
+        def update(self, n):
+            self.done.append(n)
+
+        def close(self):
+            pass
+
+    bars = []
+    monkeypatch.setattr("mfx.runtime.progress", Bar)
+    assert run(tmp_path) == 0
+    (bar,) = bars
+    assert bar.total == 1 + 2 + 4 + 8 and sorted(bar.done) == [1, 2, 4, 8]
+
+
+# ----------------------------------------------------------------- issue 25: Hydra flags, FIFO, list
+
+
+def test_config_dir_adds_a_folder_of_configs_as_hydra_does(tmp_path, capsys):
+    mine = tmp_path / "site"
+    (mine / "experiment").mkdir(parents=True)
+    (mine / "experiment" / "toy.yaml").write_text((TEST_CONF / "experiment" / "toy.yaml").read_text())
+    for flag in (["--config-dir", str(mine)], ["-cd", str(mine)], [f"--config-dir={mine}"]):
+        out = tmp_path / flag[0].strip("-").split("=")[0]
+        assert cli.main(["run", "experiment=toy", *flag, f"out={out}"]) == 0
+        assert len(job_rows(out)) == 4
+    capsys.readouterr()
+    assert cli.main(["run", "experiment=toy", "-cd", str(tmp_path / "none"), f"out={tmp_path}"]) == 2
+    assert "-cd must name a folder of configs" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("flag", ["--config-name", "-cn", "--config-path"])
+def test_config_name_is_refused_with_the_way_to_the_same_effect(tmp_path, capsys, flag):
+    assert cli.main(["run", *TOY, flag, "mine", f"out={tmp_path}"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{flag} is refused" in err and "--config-dir DIR experiment=NAME" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_status_and_compare_do_not_hang_on_a_fifo_or_a_huge_claims_file(tmp_path):
+    assert run(tmp_path) == 0
+    sweep_folder = tmp_path / "toy" / "quick"
+    os.mkfifo(sweep_folder / "claims.csv")  # nobody writes it: a plain read would wait forever
+    status = subprocess.run(
+        [MFX, "status", str(tmp_path)], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert status.returncode == 0 and "no readable report (claims.csv)" in status.stdout
+    compare = subprocess.run(
+        [MFX, "compare", str(sweep_folder / "claims.csv"), str(sweep_folder)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert compare.returncode == 2 and compare.stderr.count("\n") == 1
+    (sweep_folder / "claims.csv").unlink()
+    with open(sweep_folder / "claims.csv", "wb") as f:
+        f.truncate(cli.MAX_CLAIMS_BYTES + 1)  # sparse: larger than any claims file mfx writes
+    assert cli.main(["status", str(tmp_path)]) == 0
+    assert cli.main(["compare", str(sweep_folder / "claims.csv"), str(sweep_folder)]) == 2
+
+
+def test_list_shows_a_short_figure_label_and_the_description_with_long(tmp_path, capsys):
+    assert cli.main(["list", "--out", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    rows = [line for line in lines[1:] if line.split()[0] in catalog.entries()]
+    assert len(rows) == len(catalog.entries())  # one line each: no wrapped figure column
+    assert next(r for r in rows if r.startswith("transformer_convergence ")).endswith("  E2")
+    assert cli.main(["list", "--long", "--out", str(tmp_path)]) == 0
+    assert catalog.entries()["transformer_convergence"].figure.split()[-1] in capsys.readouterr().out

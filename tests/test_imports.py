@@ -98,7 +98,7 @@ def test_plots_import_analysis_never_experiments():
 def test_a_job_process_does_not_import_matplotlib():
     """What a launcher's worker imports: the job task and every experiment (not the plots)."""
     code = (
-        "import sys, mfx.sweep, mfx.experiment as e; e.load_all(); "
+        "import sys, mfx.task, mfx.experiment as e; e.load_all(); "
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'matplotlib'))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -1,0 +1,84 @@
+"""What each column and metric of the transformer experiments' rows means, one line each (`mfx metrics`).
+
+COLUMNS: the coordinate columns the family's rows carry; METRICS: per experiment, the values of its
+`metric` column (`<block>` stands for an NTK block: full, V, QK, …).  tests/test_metrics.py checks that
+every column and metric of each experiment's quick rows is here: a new metric comes with its line.
+"""
+
+COLUMNS = {
+    "L": "depth L (layers)",
+    "H": "heads per layer H (width)",
+    "LH": "L·H, the number of heads",
+    "L_ref": "depth of the reference (the continuous-depth limit up to O(1/L_ref))",
+    "P": "heads of the reference's pool (a sample of the initial head law)",
+    "N": "number of inputs (token clouds, or members of a family)",
+    "n": "tokens per cloud",
+    "d": "token dimension d",
+    "dist": "family of the input clouds (cube, gmm2 = two-Gaussian mixture, laplace, discrete, controls …)",
+    "step": "GD step",
+    "time": "flow time t = step·η",
+    "eta": "GD learning rate η",
+    "case": "E2 case: the inputs and what is trained (conf/experiment/transformer_convergence.yaml)",
+    "role": "what the case tests: injective, bound, kernel0, grid, or a control (large, duplicates, qk_*)",
+    "eps": "target perturbation ε (small initial loss)",
+    "train": "trained blocks: qkv (all), qk, or v",
+    "spacing": "spacing of the members' parameters",
+    "sigma_z": "scale σ_z of the tilts z ~ N(0, σ_z² I) of the closed-form Gram",
+    "block": "NTK block (full, V, Q, K, QK) or Gram of the clouds (gram_constants, gram_affine)",
+    "draw": "independent draw of a discrete family",
+}
+
+METRICS = {
+    "transformer_limit": {
+        "err": "RMS over inputs of |ŷ − ŷ_ref| at t = T: the L×H network's total error",
+        "err_t0": "the same at t = 0",
+        "err_mc": "RMS of |ŷ_{L,H} − ŷ_{L,P}| at t = T: the width (sampling) error at depth L",
+        "err_mc_t0": "the same at t = 0",
+        "err_depth": "RMS of |ŷ_{L,P} − ŷ_ref| at t = T: the depth error of the full-pool network",
+        "err_depth_t0": "the same at t = 0",
+        "loss": "training loss R of the L×H network",
+        "loss_ref": "training loss R of the reference",
+    },
+    "transformer_convergence": {
+        "loss": "training loss R(t)",
+        "lam_min_<block>": "smallest eigenvalue λ_min of that NTK block at this step",
+        "lam_max_<block>": "largest eigenvalue λ_max of that NTK block at this step",
+        "lam0": "λ_min(K_0) of the trained block at initialisation",
+        "lam0_ratio": "λ_min/λ_max of K_0",
+        "lam_T_over_lam0": "λ_min(K_T)/λ_min(K_0)",
+        "lam_min_over_lam0": "smallest λ_min(K_t) along training over λ_min(K_0)",
+        "log10_decrease": "log10 R(0)/R(T)",
+        "rel_decrease": "(R(0) − R(T))/R(0)",
+        "log10_R_T_over_R0": "log10 R(T)/R(0) (a loss that underflows counts as 1e-300)",
+        "first_order_rate": "predicted decay rate of R at t = 0, (rᵀ K_0 r/N²)/R(0)",
+        "late_rate": "decay rate of R fitted on the late, linear phase",
+        "late_r2": "R² of that late-rate fit",
+        "late_points": "points in that late-rate fit",
+        "bound_rate_T": "GD decay rate of the slowest mode of K_T, −(2/η) ln|1 − η λ_min(K_T)/N|",
+        "bound_rate_0": "the same for K_0",
+        "rate_ratio_T": "late rate over the GD rate of λ_min(K_T)",
+        "rate_ratio_0": "late rate over the GD rate of λ_min(K_0)",
+        "bound_rate_ratio": "smallest achieved rate ln(R(0)/R(t))/t over the bound's λ_0/N (≥ 1: under it)",
+        "final_over_irreducible": "R(T) over the irreducible loss of the best constant output",
+        "final_dev_irreducible": "|R(T)/R_irr − 1|",
+        "diverged_at": "flow time of the first non-finite loss",
+    },
+    "transformer_ntk": {
+        "cf_ratio": "λ_min/λ_max of the closed-form Gram of the Λ_μ modulo affine functions",
+        "cf_lam_min": "λ_min of that closed-form Gram",
+        "cf_lam_max": "λ_max of that closed-form Gram",
+        "merge_lam_min": "λ_min of the closed-form Gram (N = 2) as the members' spacing shrinks",
+        "ntk_ratio": "λ_min/λ_max of an empirical NTK block at initialisation",
+        "ntk_lam_min": "λ_min of that empirical NTK block",
+        "block_ratio": "λ_min/λ_max of a block (or Gram) of the block table (L = 1)",
+        "disc_ratio": "λ_min/λ_max of the Gram of one discrete-family draw",
+        "disc_lam_min": "λ_min of that Gram",
+        "disc_conv_ratio": "λ_min/λ_max of the Gram of the convolution set (an exact null)",
+    },
+    "transformer_adjoint": {
+        "risk_limit": "risk of the limit (mean-field) model, forward flow",
+        "err_depth": "relative RMS error of the L·H-scaled head gradients to the adjoint's, heads = the measure",
+        "err_richardson": "the same for Richardson's 2g_{2L} − g_L (the O(1/L) term removed)",
+        "err": "relative RMS gradient error of the width series (antithetic pair of one seed)",
+    },
+}
