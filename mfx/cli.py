@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from omegaconf import OmegaConf
+from omegaconf.errors import OmegaConfBaseException
 
 import mfx
 from mfx import api, catalog, lazy, locks
@@ -351,7 +352,7 @@ def _finished(names: list[str], overrides: list[str]) -> list | None:
     check of that code when it ran."""
     try:
         plans = [q for name in names for q in sweep.plans([_one(o, name) for o in overrides], checked=False)]
-    except ConfigError:
+    except (ConfigError, OmegaConfBaseException):  # the full validation says what is wrong, in one line
         return None
     finished = all(p.jobs[0].resume and all(_done(p)) for p in plans)
     return plans if finished else None

@@ -276,9 +276,7 @@ def plan(overrides: list[str], checked: bool = True) -> Plan:
             OmegaConf.update(job, key, value, force_add=False)
         jobs.append(job)
     exp = registry.get(name) if checked else None
-    for job in jobs if checked else []:
-        validate(job, exp)
-    hashes = [results.config_hash(job) for job in jobs]
+    hashes = [validate(job, exp) if checked else results.config_hash(job) for job in jobs]
     _refuse_twins(jobs, hashes, axes)
     if checked:
         _check_resources(jobs, exp)
@@ -430,10 +428,11 @@ def _composition_message(text: str, plain: list[str]) -> str:
         return f"unknown config key {key!r}"
 
 
-def validate(cfg: DictConfig, exp) -> None:
-    """Checks shared by every job, then the experiment's own."""
+def validate(cfg: DictConfig, exp) -> str:
+    """Checks shared by every job, then the experiment's own; returns the job's configuration hash
+    (computing it resolves the whole config: the first check)."""
     try:
-        OmegaConf.to_container(cfg, resolve=True)
+        config_hash = results.config_hash(cfg)
     except OmegaConfBaseException as e:
         raise ConfigError(f"cannot resolve the config: {str(e).splitlines()[0]}") from None
     if cfg.get("name") != exp.name:
@@ -458,6 +457,7 @@ def validate(cfg: DictConfig, exp) -> None:
             raise
         # an interpolation or type problem in a user's value
         raise ConfigError(f"invalid config for {exp.name}: {str(e).splitlines()[0]}") from None
+    return config_hash
 
 
 def _cuda_available() -> bool:

@@ -478,6 +478,15 @@ def test_dry_run_falls_back_to_the_cost_model_and_prints_the_total(tmp_path, cap
     assert "  model.a=16: pending, ≈ " in capsys.readouterr().out
 
 
+def test_every_experiment_has_a_cost_model_at_both_scales():
+    """A fresh checkout's --dry-run estimates every job: each experiment's size keys resolve."""
+    for name in catalog.entries():
+        assert name in catalog.COST, name
+        for scale in ("quick", "paper"):
+            for p in sweep.plans([f"experiment={name}", f"scale={scale}"], checked=False):
+                assert all(catalog.units(name, job) for job in p.jobs), (name, scale)
+
+
 def test_the_progress_bar_weighs_each_job_by_its_estimated_cost(tmp_path, monkeypatch):
     monkeypatch.setitem(catalog.COST, "toy", (("model.a",), 1.0))
 

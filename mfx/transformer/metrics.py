@@ -26,6 +26,8 @@ COLUMNS = {
     "sigma_z": "scale σ_z of the tilts z ~ N(0, σ_z² I) of the closed-form Gram",
     "block": "NTK block (full, V, Q, K, QK) or Gram of the clouds (gram_constants, gram_affine)",
     "draw": "independent draw of a discrete family",
+    "kind": "what the family should give: positive (independent modulo affine), negative (a control), "
+    "or its own name (gauss, iid: the finite-n cases)",
 }
 
 METRICS = {
