@@ -96,10 +96,10 @@ def curves(table):
     ax.set_ylim(1e-8, 2.0)  # the claims read eps_g down to 1e-3; p = p* runs on to float64 round-off
     ax.set_xlabel(r"$\tau = a\eta\alpha$")
     ax.set_ylabel(r"$\varepsilon_g$")
-    ax.set_title(
-        "lines: ODE at the SGD's $g$; markers + bands: SGD (seed median, 10–90 %);\n"
-        "short dashes: gradient-flow theory (the finite-$g$ noise term lifts the ODE above it)"
-    )
+    # what the styles mean goes in the legend (the theory lines are labelled above)
+    ax.plot([], [], "-", color="grey", label=r"lines: ODE at the SGD's $g = a\eta$")
+    ax.plot([], [], "--", color="grey", lw=0.8, label="dashed: ODE from each SGD run's start")
+    ax.plot([], [], "o", color="grey", mfc="none", ms=2.5, label="markers + band: SGD (seed median, 10–90 %)")
     plotting.legend_outside(ax)
     figs = {"eps": fig}
 
@@ -178,7 +178,7 @@ def escape(table):
                 f = fit.linear(x, m.values)
                 label = {
                     "ode": f"ODE $p$={p}: slope {f['slope']:.3f}",
-                    "ode_g": None,
+                    "ode_g": r"ODE at the SGD's $g = a\eta$ (dashed)" if p == ps[0] else None,
                     "sgd": f"SGD $p$={p}: slope {f['slope']:.3f}",
                     "xcheck_full": f"full SGD $p$={p}",
                 }[method]
@@ -189,7 +189,7 @@ def escape(table):
                 else:
                     ax.plot(x, m.values, style, color=c, lw=1, label=label)
         ax.set_title(f"$p^*$ = {p_star}: derived slope $p^*/8$ = {p_star / 8:.3f} ($a^*=1/p^*$)")
-        ax.set_xlabel(r"$\ln N$ (dashed: ODE at the SGD $g$)")
+        ax.set_xlabel(r"$\ln N$")
         ax.set_ylabel(r"$\tau_{esc}$ (seed mean $\pm$ SE)")
         plotting.legend_below(ax, ncol=1)
     figs = {"tau_vs_lnN": fig}
@@ -199,11 +199,12 @@ def escape(table):
     for p_star, c in zip(p_stars, colors(len(p_stars))):
         d = ode[ode["p_star"] == p_star]
         N_top = d["N"].max()
-        m = d[d["N"] == N_top].groupby("p")["value"].median()
-        ax.plot(m.index, m.values, "-o", color=c, label=f"$p^*$={p_star}, $N$={N_top:.0e}")
+        q = d[d["N"] == N_top].groupby("p")["value"].quantile([0.1, 0.5, 0.9]).unstack()
+        ax.fill_between(q.index, q[0.1], q[0.9], color=c, alpha=0.25, lw=0)  # the seeds' spread
+        ax.plot(q.index, q[0.5], "-o", color=c, label=f"$p^*$ = {p_star}, $N$ = {plotting.number(N_top)}")
     ax.set_ylim(0, None)  # from 0: a truncated axis made the weak p-dependence look strong
     ax.set_xlabel(r"$p$")
-    ax.set_ylabel(r"$\tau_{esc}$ (ODE, seed median)")
+    ax.set_ylabel(r"$\tau_{esc}$ (ODE, seed median, band 10–90 %)")
     plotting.legend_outside(ax)
     figs["tau_vs_p"] = fig
 
@@ -229,7 +230,7 @@ def escape(table):
         )
         ax.set_ylim(1e-6, 1)
         ax.set_xlim(0, 2.5 * p_star)  # the escape window: tau_esc ≈ (p*/8) ln N ≲ 1.8 p* for N ≤ 1e6
-        ax.set_title(f"$p^*$={p_star}, $N$={N_top:.0e} (ODE)")
+        ax.set_title(f"$p^*$ = {p_star}, $N$ = {plotting.number(N_top)} (ODE)")
         ax.set_xlabel(r"$\tau$")
         ax.set_ylabel(r"$\varepsilon_{pl} - \varepsilon_g$")
         plotting.legend_below(ax, ncol=3)
@@ -306,7 +307,7 @@ def implicit_bias(table):
             )
     axes[0].set_xlabel(r"$\tau$")
     axes[0].set_ylabel(r"$\|S(t) - S(0)\|_F$")
-    axes[0].set_title("dotted: SGD at several $g$ (seed median)")
+    axes[0].plot([], [], ":", color="grey", lw=1, label=r"SGD at several $g = a\eta$ (seed median)")
     plotting.legend_below(axes[0], ncol=1 if len(pairs) < 3 else 2)
     gs = sorted(drift.loc[drift["method"] == "sgd", "g"].unique())
     axes[1].set_xticks(gs, [f"{g:g}" for g in gs])
@@ -351,7 +352,7 @@ def implicit_bias(table):
             if method == "sgd" and not x.empty:
                 g_min = x["g"].min()
                 x, y = x[x["g"] == g_min], y[y["g"] == g_min]
-                label = f"SGD $g$={g_min:g}"
+                label = f"SGD, $g = a\\eta$ = {g_min:g}"
             ax.plot(x["value"].values, y["value"].values, marker, color=color, ms=3, mfc="none", label=label)
         lim = np.abs(d[d["metric"] == "rho_predicted"]["value"]).max()
         ax.plot([-lim, lim], [-lim, lim], "k:", lw=0.8)

@@ -256,7 +256,9 @@ def phase(table):
         ax_search.loglog(bad["D"] * shift, bad["rate"], "x", color=color, ms=3)
     if len(runs):
         _log_ticks(ax_search, sorted(runs["D"].unique()))
-    ax_search.set_xlabel("$D$  (dots: stable runs; crosses: unstable)")
+    ax_search.plot([], [], ".", color="grey", ms=3, label="stable run")  # the markers, in the legend
+    ax_search.plot([], [], "x", color="grey", ms=3, label="unstable run")
+    ax_search.set_xlabel("$D$")
     ax_search.set_ylabel("rate $\\eta$ = raw rate$/(LMD)$")
     plotting.legend_outside(ax_search)
     return {"phase": fig}
@@ -335,7 +337,7 @@ def _phase_map(ax_map, summary, gamma_star):
     ax_map.plot(g, beta - summary["local_update"], "--", color="C2", lw=0.9, label="local update $O(1)$")
     ax_map.axvline(gamma_star, color="k", lw=1.0, label=f"critical line $\\gamma^*$ = {gamma_star:.2f}")
     edge = float(np.interp(gamma_star, g, beta))
-    ax_map.plot([gamma_star], [edge], "*", color="k", ms=10, label="MLU")
+    ax_map.plot([gamma_star], [edge], "*", color="k", ms=10, label="maximal local updates (MLU)")
     ax_map.set_xlim(lo, hi)
     ax_map.set_ylim(bottom, top)
     ax_map.set_xlabel("$\\gamma$ (residual scale $D^\\gamma/(LM)$)")

@@ -127,7 +127,11 @@ def plot_convergence(table: pd.DataFrame) -> dict:
         c = t[(t["case"] == case) & (t["eps"] == eps) & (t["metric"] == "loss")]
         for s, g in c.groupby("seed"):
             ax_loss.plot(
-                g["time"], g["value"] / g["value"].iloc[0], color=col, lw=0.8, label=case if s == 0 else None
+                g["time"],
+                g["value"] / g["value"].iloc[0],
+                color=col,
+                lw=0.8,
+                label=_case_name(case) if s == 0 else None,
             )
         key = (case, eps, 0.0)
         if key in summary.index and "lam0" in summary.columns:
@@ -155,7 +159,7 @@ def plot_convergence(table: pd.DataFrame) -> dict:
                 ms=2,
                 color=col,
                 lw=0.8,
-                label=case if s == 0 else None,
+                label=_case_name(case) if s == 0 else None,
             )
     ax_lam.axhline(0.5, color="grey", ls=":", lw=1, label="1/2 (the bound's margin)")
     ax_lam.set(
@@ -190,7 +194,11 @@ def plot_convergence(table: pd.DataFrame) -> dict:
     for case, col in zip(sorted(qk["case"].unique()), plotting.colors(2)):
         for s, g in qk[(qk["case"] == case) & (qk["eps"] == eps)].groupby("seed"):
             ax_qk.plot(
-                g["time"], g["value"] / g["value"].iloc[0], color=col, lw=0.8, label=case if s == 0 else None
+                g["time"],
+                g["value"] / g["value"].iloc[0],
+                color=col,
+                lw=0.8,
+                label=_case_name(case) if s == 0 else None,
             )
     ax_qk.set(yscale="log", xlabel="flow time $t$", ylabel="$R(t)/R(0)$", title="QK-only training, $L = 1$")
     plotting.legend_below(ax_qk, ncol=2)
@@ -473,3 +481,20 @@ def plot_adjoint(table: pd.DataFrame) -> dict:
     )
     plotting.legend_below(ax_h, ncol=1)
     return {"gradient": fig}
+
+
+# Legend names of E2's cases (the `cases` of conf/experiment/transformer_convergence.yaml): the input
+# clouds in words, with what the case changes (trained block, tokens n, depth, target noise ε).
+CASE_NAMES = {
+    "injective": "two-Gaussian mixtures",
+    "injective_v": "mixtures, only V trained",
+    "injective_cloud": "mixtures, $n = 1024$, $L = 1$",
+    "injective_small": "mixtures, close targets ($0.1\\varepsilon$)",
+    "injective_discrete": "discrete clouds",
+    "translates_qk": "translates of one cloud",
+    "distinct_qk": "cubes of two radii",
+}
+
+
+def _case_name(case: str) -> str:
+    return plotting.label(CASE_NAMES, case)
