@@ -268,10 +268,8 @@ def test_one_job_is_one_job(tmp_path, capsys):
 def test_audit_states_its_cost_before_it_starts(tmp_path):
     args = cli._parser().parse_args(["audit", "--seeds", "10", "--out", str(tmp_path)])
     text = cli._audit_cost(args, ["resnet_phase"])
-    assert (
-        text
-        == f"audit: 1 experiment × 10 seeds = 200 jobs, 200 jobs without an estimate (no earlier run under {tmp_path})"
-    )
+    # no earlier run under --out: the cost model's estimate (mfx/catalog.py)
+    assert text.startswith("audit: 1 experiment × 10 seeds = 200 jobs, ≈ ") and "without" not in text
     assert not any(tmp_path.iterdir())  # stating the cost runs nothing
 
 
