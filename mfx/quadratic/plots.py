@@ -556,10 +556,10 @@ def norms(table):
                 w["dev"] = np.maximum(np.abs(w["q_max"] / q_bar - 1), np.abs(w["q_min"] / q_bar - 1))
                 w["rho_scaled"] = w["rho_norm"] * np.sqrt(N)
                 med = w.groupby("tau")[["dev", "rho_scaled"]].median()
-                label = f"{method.upper()}, N = {N:.0e}"
+                label = f"{method.upper()}, $N$ = {plotting.number(N)}"
                 axes[0].loglog(med.index, med["dev"], ls, color=c, lw=1, label=label)
                 axes[1].semilogx(med.index, med["rho_scaled"], ls, color=c, lw=1)
-        axes[0].axhline(rng("norms_delta"), color="k", lw=0.6)
+        axes[0].axhline(rng("norms_delta"), color="k", lw=0.6, label=r"tolerance $\delta$")
         axes[0].set_ylabel(r"$\max_k |Q_{kk}/\bar q - 1|$")
         axes[1].set_yscale("log")
         axes[1].set_ylabel(r"$\sqrt{N}\,\|\rho\|_F$")
@@ -569,10 +569,9 @@ def norms(table):
             for col, ls in (("tau_norm", ":"), ("tau_esc", "-.")):
                 v = sgd[col].median()
                 if np.isfinite(v):
-                    ax.axvline(v, color="0.3", ls=ls, lw=0.8)
-        axes[0].set_title(
-            r"norms ($\delta$ line; dotted: SGD $\tau_{norm}$, dash-dot: $\tau_{esc}$)", fontsize=7
-        )
+                    name = {"tau_norm": r"SGD $\tau_{norm}$", "tau_esc": r"SGD $\tau_{esc}$"}[col]
+                    ax.axvline(v, color="0.3", ls=ls, lw=0.8, label=name if ax is axes[0] else None)
+        axes[0].set_title("norms", fontsize=7)
         axes[1].set_title("overlaps, in units of their initial order", fontsize=7)
         for method, marker in (("ode", "o"), ("sgd", "s")):
             m = s[s["method"] == method].groupby("N")[["tau_norm", "tau_esc"]].median()
