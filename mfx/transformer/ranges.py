@@ -75,7 +75,9 @@ RANGES: dict[str, dict] = {
         "tol": {"quick": 0.2, "paper": 0.15},
         "why": "derived: trained for a fixed flow time, the full-pool network is an order-1 (Euler) scheme "
         "in depth, |f_(L,P) − f_ref| ≈ a·(1/L − 1/L_ref) (analysis.py docstring); the a₂/L² term bends the "
-        "exponent by ± 0.15 (0.85–1.12 over pools 0–9 at quick, 0.86–1.00 at paper, pools 0–2)",
+        "exponent by ± 0.15 (0.85–1.12 over pools 0–9 at quick, 0.86–1.00 at paper, pools 0–2); the claim's u "
+        "carries that spread: fit SE ⊕ the SD of the exponent over bootstrap resamples of the pool (issue 24 "
+        "§5; 0.047 over 4 resamples at quick, pool 0)",
     },
     "E1_width_exponent": {
         "value": -0.5,
