@@ -69,9 +69,9 @@ def depth_errors(table: pd.DataFrame, metric: str = "err_depth") -> pd.DataFrame
     return d.sort_values("L")
 
 
-def depth_fit(table: pd.DataFrame) -> fit.Fit:
+def depth_fit(table: pd.DataFrame, metric: str = "err_depth") -> fit.Fit:
     """Power law of the depth error in x = 1/L − 1/L_ref over L ≥ E1_DEPTH_L_MIN (exponent 1 expected)."""
-    d = depth_errors(table)
+    d = depth_errors(table, metric)
     d = d[(d["L"] >= E1_DEPTH_L_MIN) & (d["x"] > 0)]
     return fit.power_law(d["x"], d["value"])
 
@@ -272,3 +272,13 @@ def lh_sd_fit(table: pd.DataFrame, metric: str) -> fit.Fit:
     kernel is an average over the L·H i.i.d. heads, `experiments/convergence.py` docstring)."""
     g = lh_grid(table, metric)
     return fit.power_law(g["LH"], g["sd"])
+
+
+def depth_boot_slopes(table: pd.DataFrame) -> np.ndarray:
+    """The depth exponent (`depth_fit`) of each bootstrap pool of E1 (metric err_depth_boot, one series
+    per `pool`): the reference pool is itself a sample of P heads of the initial law, and the spread of
+    these exponents is the exponent's sampling error over pools (issue 24 §5).  Empty without them."""
+    t = _limit(table, "err_depth_boot")
+    if t.empty or "pool" not in t:
+        return np.array([])
+    return np.array([depth_fit(g, "err_depth_boot")["slope"] for _, g in t.groupby("pool")])

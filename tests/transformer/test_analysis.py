@@ -154,3 +154,19 @@ def test_lh_grid_keeps_the_largest_eps_and_fits_the_seed_sd():
     assert g["LH"].tolist() == [8, 32, 128] and np.allclose(g["mean"], 2.0) and (g["seeds"] == 2).all()
     assert np.allclose(g["sd"], np.sqrt(2) * g["LH"] ** -0.5)  # eps = 0.3 only (the ×10 rows left out)
     assert np.isclose(analysis.lh_sd_fit(pd.DataFrame(rows), "lam0")["slope"], -0.5)
+
+
+def test_depth_boot_slopes_fit_each_bootstrap_pool_on_its_own():
+    """Pool b's depth error a_b·x^(k_b) gives back k_b; rows of the main pool (err_depth) are not read."""
+    t = _limit_table()
+    rows = []
+    for b, k in ((1, 0.9), (2, 1.1), (3, 1.0)):
+        for L in (4, 8, 16):
+            x = 1 / L - 1 / 32
+            rows.append(
+                {"experiment": "transformer_limit", "status": "ok", "L": L, "H": 1, "L_ref": 32, "pool": b}
+                | {"metric": "err_depth_boot", "value": 0.3 * x**k}
+            )
+    slopes = analysis.depth_boot_slopes(pd.concat([t, pd.DataFrame(rows)], ignore_index=True))
+    np.testing.assert_allclose(slopes, [0.9, 1.1, 1.0], atol=1e-12)
+    assert len(analysis.depth_boot_slopes(t)) == 0

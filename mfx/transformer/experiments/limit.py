@@ -46,6 +46,7 @@ from mfx.transformer import model
 from mfx.transformer.analysis import (
     E1_DEPTH_L_MIN,
     LAW_TERMS,
+    depth_boot_slopes,
     depth_fit,
     error_law,
     shares,
@@ -114,15 +115,22 @@ def _pool(m: DictConfig, rt, seed: int) -> tuple[torch.Tensor, torch.Tensor, tor
 
 
 def _pool_net(cfg: DictConfig, L: int, pool, c, q0, y, rt) -> dict:
-    """ŷ(t) [T, N, d] and R(t) [T] of the network with the whole pool at each of L layers (cached)."""
+    """ŷ(t) [T, 1 + B, N, d] and R(t) [T, 1 + B] of the networks with a whole pool at each of L layers:
+    the pool itself (index 0) and its B = model.boot_pools bootstrap resamples (P heads drawn with
+    replacement, the same draws at every L), batched as the seed dimension (cached)."""
     m = cfg.model
     container = OmegaConf.to_container(m, resolve=True)
-    key = {"v": 2, "dtype": str(rt.dtype), "seed": cfg.seed, "L": L, **{k: container[k] for k in REF_KEYS}}
+    key = {"v": 3, "dtype": str(rt.dtype), "seed": cfg.seed, "L": L, "B": m.boot_pools}
+    key.update({k: container[k] for k in REF_KEYS})
 
     def compute():
-        Q, K, V = (p[None, None].expand(1, L, *p.shape).contiguous() for p in pool)
-        out = _train(m, Q, K, V, c.X, q0, y, checkpoint=True)
-        return {"yhat": out["yhat"][:, 0].cpu(), "loss": out["loss"][:, 0].cpu()}
+        gen = runtime.generator(cfg.seed, "transformer", "boot-pools")
+        boot = torch.randint(m.P, (m.boot_pools, m.P), generator=gen)
+        idx = torch.cat([torch.arange(m.P)[None], boot]).to(pool[0].device)  # [1 + B, P]
+        Q, K, V = (p[idx][:, None].expand(-1, L, -1, -1, -1).contiguous() for p in pool)
+        # no checkpointing: a pool layer keeps ~6 tensors of [1 + B, N, P·n, n] (≈ 1 MB at B = 8, P = 64)
+        out = _train(m, Q, K, V, c.X, q0, y)
+        return {"yhat": out["yhat"].cpu(), "loss": out["loss"].cpu()}
 
     return _shared("transformer_limit_pool", key, compute, cfg.cache_dir)
 
@@ -153,7 +161,7 @@ def run(cfg: DictConfig) -> list[dict]:
     Q, K, V = (p[idx] for p in pool)  # [S, L, H, d, d]: i.i.d. heads of the pool
     out = _train(m, Q, K, V, c.X, q0, y)
     yhat = out["yhat"]  # [T, S, N, d]
-    y_ref, y_full = ref["yhat"].to(yhat), full["yhat"].to(yhat)
+    y_ref, y_full = ref["yhat"][:, 0].to(yhat), full["yhat"][:, 0].to(yhat)
     coords = {
         "L": m.L,
         "H": m.H,
@@ -168,6 +176,9 @@ def run(cfg: DictConfig) -> list[dict]:
         dict(coords, metric="err_depth", value=_rms(y_full[-1], y_ref[-1])),
         dict(coords, metric="err_depth_t0", value=_rms(y_full[0], y_ref[0])),
     ]
+    # the depth error of every bootstrap pool (`pool` = 1 … B): its spread is the pool's sampling error
+    boot = _rms(full["yhat"][-1, 1:], ref["yhat"][-1, 1:])
+    rows += [dict(coords, pool=b + 1, metric="err_depth_boot", value=v) for b, v in enumerate(boot)]
     per_seed = {
         "err": _rms(yhat[-1], y_ref[-1]),
         "err_t0": _rms(yhat[0], y_ref[0]),
@@ -176,7 +187,7 @@ def run(cfg: DictConfig) -> list[dict]:
     }
     for s in seeds:
         rows += [dict(coords, seed=s, metric=k, value=v[s]) for k, v in per_seed.items()]
-    loss_ref = ref["loss"].to(out["loss"])
+    loss_ref = ref["loss"][:, 0].to(out["loss"])
     for k in _geom_steps(m.steps, 25):
         t = k * m.eta
         rows.append(dict(coords, step=k, time=t, metric="loss_ref", value=loss_ref[k]))
@@ -190,17 +201,18 @@ def validate(cfg: DictConfig) -> None:
     check(cfg, "model.P", int, low=1)
     check(cfg, "model.L_ref", int, low=cfg.model.L)
     check(cfg, "model.target_scale", float, low=0)
+    check(cfg, "model.boot_pools", int, low=0)
 
 
 def memory(cfg: DictConfig) -> float:
     """Peak bytes of one job: the attention weights kept for the backward of the sampled networks
-    ([S, N, H·n, n] per layer, about 4 tensors of that size each), or one checkpointed layer of a pool
-    network ([N, P·n, n]), in float64, plus the recorded outputs."""
+    ([S, N, H·n, n] per layer, about 4 tensors of that size each), or of the pool networks at L_ref
+    ([1 + B, N, P·n, n] per layer, about 6 tensors), in float64, plus the recorded outputs."""
     m = cfg.model
     N = len(m.params)
     sampled = 4 * m.seeds * N * m.H * m.n * m.n * m.L
-    pooled = 6 * N * m.P * m.n * m.n + m.L_ref * N * m.n * m.d
-    return 8.0 * (max(sampled, pooled) + (m.steps + 1) * (m.seeds + 2) * N * m.d)
+    pooled = 6 * (1 + m.boot_pools) * N * m.P * m.n * m.n * m.L_ref
+    return 8.0 * (max(sampled, pooled) + (m.steps + 1) * (m.seeds + 2 * (1 + m.boot_pools)) * N * m.d)
 
 
 def _bootstrap(table: pd.DataFrame, statistic) -> float:
@@ -254,6 +266,10 @@ def claims(table: pd.DataFrame) -> list[Claim]:
     seeds_note = ", ".join(f"H = {h}: {k}" for h, k in per_H.items())
     out = []
     fd = depth_fit(t)
+    # the pool is a sample of P heads: the exponent's u is its fit SE ⊕ the SD over bootstrap pools
+    boot = depth_boot_slopes(t)
+    boot = boot[np.isfinite(boot)]
+    sd_pools = float(np.std(boot, ddof=1)) if len(boot) >= 2 else float("nan")
     r = RANGES["E1_depth_exponent"]
     out.append(
         Claim.within(
@@ -262,9 +278,11 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             fd["slope"],
             r["value"],
             r["tol"][scale],
-            detail=f"{fd.describe('slope')}; full pool (P heads) at every layer, deterministic; scale={scale}",
-            u=fd.se["slope"],
-            how="fit SE",
+            detail=f"{fd.describe('slope')}; full pool (P heads) at every layer, deterministic; over "
+            f"{len(boot)} bootstrap pools k = {np.round(boot, 3).tolist()} (SD {sd_pools:.2g}); u = fit SE ⊕ "
+            f"that SD; scale={scale}",
+            u=math.hypot(fd.se["slope"], sd_pools),
+            how="fit SE ⊕ pool bootstrap SD",
             points=fd.n,
             seeds=1,
             min_points=3,
@@ -408,6 +426,6 @@ register(
         claims=claims,
         validate=validate,
         memory=memory,
-        memory_keys="model.L, model.H, model.n, model.P, model.seeds",
+        memory_keys="model.L, model.H, model.n, model.P, model.seeds, model.boot_pools",
     )
 )

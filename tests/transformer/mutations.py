@@ -1,0 +1,162 @@
+"""The realistic physics mistakes of the transformer family's can-fail checks (issues 10 §5, 27), one
+place for the tests (`test_claims_can_fail.py`) and the command-line runner
+(`scripts/transformer_mutations.py`).  Each takes a `pytest.MonkeyPatch` and patches the numerics (the
+model's scalings, a layer, the token clouds, a closed-form Λ, the Gram's projection, the tangent kernel)
+or the reference.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from mfx.transformer import adjoint, families, model, ntk
+from mfx.transformer.experiments import limit
+
+
+def rate_without_H(mp):
+    """GD learning rate η·L, the head factor H of the mean-field rate η·L·H forgotten: the flow of
+    an H-head network runs H times too slowly (and differently for every H)."""
+    mp.setattr(model, "learning_rate", lambda eta, L, H: eta * L)
+
+
+def iid_reference(mp):
+    """The reference drawn as the old finite 'limit': L_ref × P fresh i.i.d. heads, not the pool at
+    every layer — the finite networks are then no longer samples of the reference's law."""
+    pool_net = limit._pool_net
+
+    def wrong(cfg, L, pool, c, q0, y, rt):
+        if L != cfg.model.L_ref:
+            return pool_net(cfg, L, pool, c, q0, y, rt)
+        m = cfg.model
+        Q, K, V = model.init_params(L, m.P, m.d, [cfg.seed], stream=("iid-ref",))
+        out = model.train(Q, K, V, c.X, q0, y, eta=m.eta, steps=m.steps)
+        # the same i.i.d. reference for the pool and each of its bootstrap resamples
+        B = 1 + m.boot_pools
+        return {"yhat": out["yhat"].expand(-1, B, -1, -1), "loss": out["loss"].expand(-1, B)}
+
+    mp.setattr(limit, "_pool_net", wrong)
+
+
+def query_among_its_keys(mp):
+    """The query token attends to the context AND to itself (it is appended to the keys): attention
+    is no longer translation-covariant, so translates stop being a null direction of K_QK."""
+
+    def wrong(A, V, X, q, scale, update_context):
+        keys = torch.cat([X, q.unsqueeze(2)], dim=2)
+        q_new = q + scale * model._attend(A, V, q.unsqueeze(2), keys).squeeze(2)
+        if update_context:
+            X = X + scale * model._attend(A, V, X, X)
+        return X, q_new
+
+    mp.setattr(model, "_layer", wrong)
+
+
+def head_mean_twice(mp):
+    """The mean over the H heads taken twice: Σ_h V_h ∇Λ(A_h z) written as a mean over h inside the layer,
+    on top of the residual scale 1/(L·H). The update is H times too small and every tangent kernel H² times
+    (K_QK too: QK-only training hardly moves the loss).  (Tried first: the attention weights computed under
+    no_grad, so that Q and K get no gradient at all — K_QK = 0 then crashes the run's step schedule,
+    η ∝ 1/λ_max(K_QK), before any claim is evaluated.)"""
+    attend = model._attend
+    mp.setattr(model, "_attend", lambda A, V, Z, X: attend(A, V, Z, X) / A.shape[1])
+
+
+def whitened_clouds(mp):
+    """Every token cloud rescaled to unit variance before attention (a per-input normalisation):
+    members that differ by scale (cube radii, Laplace covariances) become two samples of one law."""
+    clouds = families.clouds
+
+    def wrong(*args, **kwargs):
+        c = clouds(*args, **kwargs)
+        c.X = c.X / c.X.std(dim=(1, 2), keepdim=True)
+        return c
+
+    mp.setattr(families, "clouds", wrong)
+
+
+def gmm_without_separation(mp):
+    """Λ of the two-Gaussian mixture written with the unit mean e_1 for every member (the separation
+    p dropped from m = p·e_1): all gmm2 members share one Λ."""
+    log_mgf = families.log_mgf
+
+    def wrong(family, p, z, **kwargs):
+        return log_mgf(family, 1.0 if family == "gmm2" else p, z, **kwargs)
+
+    mp.setattr(families, "log_mgf", wrong)
+
+
+def modulo_constants(mp):
+    """The Gram taken modulo constants only (column means removed, not the affine part): the V-block
+    condition in place of the paper's QK condition, so translates look independent."""
+    mp.setattr(ntk, "affine_residual", lambda F, z: F - F.mean(0, keepdim=True))
+
+
+def no_training(mp, factor=1e-9):
+    """GD learning rate η·L·H × 1e-9: the networks barely move, and E1 measures the discretisation and
+    sampling errors of untrained networks."""
+    lr = model.learning_rate
+    mp.setattr(model, "learning_rate", lambda eta, L, H: factor * lr(eta, L, H))
+
+
+def kernel_scaled(mp, factor):
+    """The tangent kernel off by a constant factor (a wrong prefactor of K = L·H·J Jᵀ, e.g. the L·H of
+    the flow-time convention dropped or doubled): every λ it reports, and the GD step taken from λ_max."""
+    blocks = ntk.ntk_blocks
+    mp.setattr(ntk, "ntk_blocks", lambda *a, **k: {b: factor * G for b, G in blocks(*a, **k).items()})
+
+
+def values_centred_on_the_cloud(mp):
+    """The values taken relative to the context's mean (a mean subtraction before attention, as in a
+    LayerNorm without its scale): the V features ∇Λ_i − mean_i no longer see a translation, so the V
+    block of a translate pair is null while the Λ_i stay independent modulo constants."""
+    attend = model._attend
+    mp.setattr(model, "_attend", lambda A, V, Z, X: attend(A, V, Z, X - X.mean(-2, keepdim=True)))
+
+
+def one_stream_per_member(mp):
+    """Every member's atoms drawn from a generator re-seeded with one seed (the stream not advanced
+    between members): the i.i.d. samples are copies of one another."""
+    sample = families.sample
+    mp.setattr(
+        families,
+        "sample",
+        lambda family, p, n, d, generator, **kw: sample(
+            family, p, n, d, torch.Generator().manual_seed(0), **kw
+        ),
+    )
+
+
+def adjoint_without_interaction(mp):
+    """The adjoint of a ResNet (neural ODE) in place of the neural PDE's: only the query's sensitivity is
+    carried back, the context tokens' adjoints (the interaction / Lions-derivative term) dropped."""
+    vjp = adjoint.state_vjp
+
+    def wrong(c, s, Z, a, beta):
+        out = vjp(c, s, Z, a, beta)
+        return torch.cat([out[:, :1], torch.zeros_like(out[:, 1:])], dim=1)
+
+    mp.setattr(adjoint, "state_vjp", wrong)
+
+
+def residual_scale_without_H(mp):
+    """The residual scale 1/L, the mean over the H heads forgotten: the finite network sums its heads."""
+    mp.setattr(model, "residual_scale", lambda L, H: 1.0 / L)
+
+
+# name → mistake (with its arguments fixed), for the command-line runner
+MUTATIONS = {
+    "rate_without_H": rate_without_H,
+    "iid_reference": iid_reference,
+    "query_among_its_keys": query_among_its_keys,
+    "head_mean_twice": head_mean_twice,
+    "whitened_clouds": whitened_clouds,
+    "gmm_without_separation": gmm_without_separation,
+    "modulo_constants": modulo_constants,
+    "no_training": no_training,
+    "kernel_x1.3": lambda mp: kernel_scaled(mp, 1.3),
+    "kernel_div1.3": lambda mp: kernel_scaled(mp, 1 / 1.3),
+    "values_centred_on_the_cloud": values_centred_on_the_cloud,
+    "one_stream_per_member": one_stream_per_member,
+    "adjoint_without_interaction": adjoint_without_interaction,
+    "residual_scale_without_H": residual_scale_without_H,
+}
