@@ -29,9 +29,10 @@ ODE (science §3.2, mfx/quadratic/ode.py) keeps Q = q I with, writing c = a p q 
   before the escape q comes no closer to q̄ than ≈ |ρ0|^{2κ/(κ + 8a*)} (∝ N^-1/2 at p* = 2, N^-0.6 at
   p* = 3, N^-1/3 at p* = 1): the fixed point is reached only as N → ∞, and δ must exceed that floor.
 
-Rows: per N and seed, `ode` (gradient flow, idealised init) and `sgd` (the overlap chain at g, students
-`model.student`) at times τ: `q_max`, `q_min` (extreme diagonal entries of Q), `rho_norm` (|ρ|_F), `eps`;
-`theory` rows hold q̄(g) (`q_bar`, per method's g), τ_norm at g = 0 (`tau_norm`) and ε_pl (`eps_pl`).
+Rows: per N and seed, `ode` (gradient flow, idealised init, to tau_max) and `sgd` (the overlap chain at g,
+students `model.init`, up to each seed's escape) at times τ: `q_max`, `q_min` (extreme diagonal entries of
+Q), `rho_norm` (|ρ|_F), `eps`; `theory` rows hold q̄(g) (`q_bar`) and τ_norm(g) (`tau_norm`) per method's
+g, ε_pl (`eps_pl`) and the p < p* floor (`eps_floor`).
 """
 
 from __future__ import annotations
