@@ -262,7 +262,8 @@ def norm_table(table, delta) -> pd.DataFrame:
     """Per (method, p, p*, N, seed) of quad_norms rows: the theory values (q_bar, tau_norm_theory) and the
     measured τ_norm (first τ with every Q_kk within δ·q̄ of q̄; NaN: never, i.e. ≥ τ_end), τ_esc (ε below the midpoint of
     plateau and floor; NaN: not by the end), q_settled (mid diag Q at its flattest point before τ_esc, or
-    before the end of a run that did not escape), |ρ| at τ_norm (`rho_at_norm`) and at τ = 0 (`rho0`)."""
+    before the end of a run that did not escape), |ρ| at τ_norm (`rho_at_norm`), at the method's derived,
+    N-free τ_norm(g) (`tau_read`, `rho_at_read`; NaN in tables without that theory row) and at τ = 0 (`rho0`)."""
     ok = table[table["status"] == "ok"]
     series = ok[ok["tau"].notna()] if "tau" in ok else ok.iloc[:0]
     theory = ok[ok["tau"].isna()] if "tau" in ok else ok
@@ -279,6 +280,7 @@ def norm_table(table, delta) -> pd.DataFrame:
         tau_esc = float(model.escape_time(tau, w[["eps"]].to_numpy(), 0.5 * (eps_pl + floor))[0])
         q_mid = 0.5 * (w["q_max"] + w["q_min"]).to_numpy()
         rho = w["rho_norm"].to_numpy()
+        tau_read = float(th.loc[(method, p, p_star)].get("tau_norm", np.nan))
         out.append(
             {
                 "method": method,
@@ -294,6 +296,8 @@ def norm_table(table, delta) -> pd.DataFrame:
                 "tau_end": float(tau[-1]),
                 "q_settled": _flattest(tau, q_mid, tau_esc if np.isfinite(tau_esc) else tau[-1]),
                 "rho_at_norm": _log_interp(tau, rho, tau_norm),
+                "tau_read": tau_read,
+                "rho_at_read": _log_interp(tau, rho, tau_read),
                 "rho0": float(rho[0]),
             }
         )

@@ -594,6 +594,15 @@ def norms(table):
         axes[2].axhline(
             float(s["tau_norm_theory"].iloc[0]), color="C0", lw=0.7, label=r"derived $\tau_{norm}$ (g = 0)"
         )
+        sgd_read = s.loc[s["method"] == "sgd", "tau_read"].dropna()
+        if len(sgd_read):
+            axes[2].axhline(
+                float(sgd_read.iloc[0]),
+                color="C0",
+                lw=0.7,
+                ls="--",
+                label=r"derived $\tau_{norm}(g)$: SGD's $|\rho|$ read here",
+            )
         axes[2].set_xlabel(r"input dimension $N$")
         axes[2].set_ylabel(r"$\tau$")
         axes[2].set_title(rf"$p$ = {p}, $p^*$ = {p_star}", fontsize=8)

@@ -20,6 +20,9 @@ Derivations used by the claims (conventions: mean readout a = 1/p, a* = 1/p*, T 
 
 `model.readout=sum` is refused: the cross-check's crossing levels, the g grid (stable for the mean
 readout; the sum readout's Q dynamics is p/p* times stiffer) and the horizons are set for the mean one.
+`model.init` must be orthogonal (the paper's init, set in quad_implicit_bias.yaml): the conservation law
+needs Q0 = σ0² I (then Q0 − ρ0ρ0ᵀ commutes with ρ0's SVD): orthogonal students meet it exactly,
+Gaussian ones only to O(N^-1/2) (their off-diagonal Q0 would add a drift of S free of g).
 """
 
 from __future__ import annotations
@@ -98,7 +101,7 @@ def run_implicit_bias(cfg):
         drift = np.linalg.norm(model.polar(rho_a) - S0, axis=(-2, -1))
         rows.append(_long("ode_anisotropic", tau, g, seeds, {"drift": drift}, N=m.N, g=g, eta=eta, **coords))
 
-    # SGD from an orthonormal student (Q0 = σ0² I exactly, as the conservation law needs), no early stop:
+    # SGD from orthogonal students (model.init; Q0 = σ0² I exactly, as the conservation law needs), no early stop:
     # the drift has settled by sgd_tau_max. The last run is the full N-dimensional SGD at the largest g,
     # on its own seeds, against the chain at the same g and seed count (cross-check of the chain).
     runs = [("sgd", gg, m.sgd_seeds, None) for gg in m.sgd_g]
@@ -108,7 +111,7 @@ def run_implicit_bias(cfg):
         seeds = _seeds(cfg, n_seeds)
         eta_g = gg / a
         steps = sgd.log_grid(m.N, m.sgd_tau_max / gg, per_decade=m.per_decade)
-        out, *_ = _sgd(m, m.N, seeds, a, a_star, eta_g, steps, student="orthogonal", method=how)
+        out, *_ = _sgd(m, m.N, seeds, a, a_star, eta_g, steps, method=how)
         tau_s = out["steps"] / m.N * gg
         S0_s = model.polar(out["rho"][0])
         mets = metrics(out["rho"], out["Q"], S0_s)
@@ -155,6 +158,12 @@ def validate_implicit_bias(cfg):
     if cfg.model.readout != "mean":
         # the claims' crossing levels, g grid and horizons are set for a = 1/p, a* = 1/p* (see the docstring)
         raise ConfigError(f"model.readout must be mean for quad_implicit_bias (got {cfg.model.readout})")
+    if cfg.model.init != "orthogonal":
+        # the conservation law needs Q0 ∝ I exactly (see the docstring)
+        raise ConfigError(
+            f"model.init must be orthogonal for quad_implicit_bias: the conserved S = polar(ρ) needs Q0 = σ0² I "
+            f"exactly (got {cfg.model.init})"
+        )
 
 
 def memory_implicit_bias(cfg) -> float:

@@ -24,6 +24,7 @@ def test_quad_implicit_bias_quick(quick_table, claims_of):
         ),  # these two checks once sat after a return
         ("model.per_decade=1", "model.per_decade"),
         ("model.readout=sum", "model.readout"),  # the claims' levels and g grid are set for the mean readout
+        ("model.init=gaussian", "model.init"),  # the conservation law needs Q0 = σ0² I exactly
     ],
 )
 def test_bad_input_is_refused_in_one_line(tmp_path, capsys, override, key):

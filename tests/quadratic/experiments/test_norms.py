@@ -44,3 +44,55 @@ def test_norm_time_is_when_the_ode_comes_within_delta(q0):
     q_bar = norms.fixed_point(p, T, a, a_star, 0.0)
     first = tau[np.argmax(np.abs(Q[:, 0, 0, 0] / q_bar - 1) <= delta)]
     assert norms.norm_time(p, T, a, a_star, q0, delta) == pytest.approx(first, abs=2e-4)
+
+
+@pytest.mark.parametrize("p, p_star, g", [(3, 2, 0.1), (8, 2, 0.1), (2, 3, 0.05)])
+def test_norm_time_at_finite_g_is_when_the_ode_at_g_comes_within_delta(p, p_star, g):
+    """SGD's N-free read time τ_norm(g) (quadrature) against the ODE at g from ρ = 0, Q0 = I; at (8, 2) q0 = 1
+    starts only ≈ 2δ from q̄(0.1) = 0.90."""
+    delta = 0.05
+    a, a_star = model.readout_scales(p, p_star, "mean")
+    T = np.eye(p_star)
+    tau = np.linspace(0, 2, 20001)
+    _, Q = ode.solve(np.zeros((1, p, p_star)), np.eye(p)[None], T, a, a_star, tau, g=g)
+    q_bar = norms.fixed_point(p, T, a, a_star, g)
+    first = tau[np.argmax(np.abs(Q[:, 0, 0, 0] / q_bar - 1) <= delta)]
+    assert norms.norm_time(p, T, a, a_star, 1.0, delta, g) == pytest.approx(first, abs=2e-4)
+
+
+def test_norm_time_quadrature_agrees_with_the_closed_form_as_g_goes_to_zero():
+    T = np.eye(2)
+    closed = norms.norm_time(3, T, 1 / 3, 1 / 2, 1.0, 0.05)
+    assert norms.norm_time(3, T, 1 / 3, 1 / 2, 1.0, 0.05, 1e-9) == pytest.approx(closed, rel=1e-6)
+
+
+def test_sgd_rows_end_at_each_seeds_escape(quick_table):
+    """Each SGD seed stops at its escape (ε below the midpoint of plateau and floor): its last row is the
+    first below that level, or the horizon's for a seed that has not escaped; no NaN rows are left behind."""
+    t = quick_table("quad_norms")
+    t = t[t["experiment"] == "quad_norms"]
+    theory = t[t["tau"].isna()].set_index("metric")["value"]
+    level = 0.5 * (theory["eps_pl"] + theory["eps_floor"])
+    eps = t[(t["method"] == "sgd") & (t["metric"] == "eps")]
+    assert (eps["status"] == "ok").all()
+    horizon = eps["tau"].max()
+    stopped = 0
+    for _, d in eps.groupby(["N", "seed"]):
+        d = d.sort_values("tau")
+        assert (d["value"].iloc[:-1] >= level).all()
+        assert d["value"].iloc[-1] < level or d["tau"].iloc[-1] == horizon
+        stopped += d["tau"].iloc[-1] < horizon
+    assert stopped >= eps["seed"].nunique()  # at N = 1e4 every seed escapes well before the horizon
+
+
+def test_the_sum_readout_is_handled_with_its_derived_values(run_experiment):
+    """Under model.readout=sum (a = a* = 1) q̄, κ and τ_norm are rederived from (a, a*): the derived claims
+    pass (q̄ = 0.4 at p = 3, p* = 2, against 0.6 for the mean readout)."""
+    table = run_experiment(
+        "quad_norms", "scale=quick", "model.readout=sum", "model.norm_N=[10000,100000]", "model.sgd_seeds=8"
+    )
+    claims = norms.claims_norms(table)
+    derived = [c for c in claims if c.kind == "derived"]
+    assert len(derived) == 3 and all(c.verdict == "pass" for c in derived), [
+        (c.statement, c.verdict) for c in derived
+    ]
