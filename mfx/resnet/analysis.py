@@ -292,19 +292,17 @@ def dim_one_term(err):
 # ------------------------------------------------------------------- limit (RK4 reference)
 
 
-def limit_bias(table):
-    """√(mean over reps of bias2) per (L, M) at step K (NaN where the estimate is not positive)."""
-    t = _last_step(table, "resnet_limit", "bias2")
-    b = t.groupby(["L", "M"])["value"].mean().reset_index()
-    return b.assign(value=np.sqrt(b["value"].where(b["value"] > 0)))
+def limit_euler(table):
+    """The pool's Euler network's error (metric err_euler), RMS over reps at step K, per L."""
+    return rms_over_seeds(table, "resnet_limit", "err_euler", ["L", "M"])
 
 
 def limit_depth_slope(table):
-    """(power-law fit in L of the bias at the largest M, that M, number of points)."""
-    b = limit_bias(table)
-    M_max = b["M"].max() if len(b) else float("nan")
-    big = b[(b["M"] == M_max) & b["value"].notna()]
-    return fit.power_law(big["L"], big["value"]), M_max, len(big)
+    """(power-law fit in L of the pool's Euler network's error: the 1/L term alone, its M = M_p,
+    number of points)."""
+    err = limit_euler(table)
+    M_p = err["M"].max() if len(err) else float("nan")
+    return fit.power_law(err["L"], err["value"]), M_p, len(err)
 
 
 def limit_width_slope(table):
@@ -322,12 +320,13 @@ def limit_steps(table):
     return sorted({0, K // 4, K // 2, K})
 
 
-def limit_width_worst_step(table):
-    """(the width exponent at the largest L farthest from −1/2 over `limit_steps`, its step, points)."""
+def limit_worst_step(table, slope_of, target):
+    """(the exponent `slope_of(table at one step)` farthest from `target` over `limit_steps`, its
+    step, its number of points): the k-sweep claims' statistic."""
     worst, worst_k, n = float("nan"), -1, 0
     for k in limit_steps(table):
         at_k = table[table["step"] == k].assign(step=0)  # one step: rms_over_seeds reads it as K
-        slope, _, points = limit_width_slope(at_k)
-        if not np.isfinite(worst) or abs(slope["slope"] + 0.5) > abs(worst + 0.5):
+        slope, _, points = slope_of(at_k)
+        if not np.isfinite(worst) or abs(slope["slope"] - target) > abs(worst - target):
             worst, worst_k, n = slope["slope"], k, points
     return worst, worst_k, n

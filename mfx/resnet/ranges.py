@@ -98,9 +98,11 @@ RANGES: dict[str, dict] = {
     "limit_depth_slope": {
         "value": -1.0,
         "tol": {"quick": 0.15, "paper": 0.1},
-        "reason": "Thm 1's 1/L term, tight (§4): the bias of i.i.d. networks vs the RK4 mean ODE of their "
-        "own unit law is the depth discretisation alone (its fluctuation part cancels in bias2); ± 0.1 at "
-        "paper scale as issue 22 asks, ± 0.15 at quick (4 reps)",
+        "reason": "Thm 1's 1/L term, tight (§4): the pool's Euler network (every layer holds the whole "
+        "pool, so no 1/√(LM) term) vs the RK4 mean ODE of that pool is the depth discretisation alone; "
+        "± 0.1 at paper scale as issue 22 asks, ± 0.15 at quick (4 reps; per-rep exponents spread by "
+        "≈ 0.05, so the seed-bootstrap SD ≈ 0.03 keeps 2u ≤ tol).  Unchanged when the estimator moved "
+        "from the i.i.d. draws' bias to the Euler network (fresh seeds were 0/3 there: its noise)",
     },
     "limit_width_slope": {
         "value": -0.5,
