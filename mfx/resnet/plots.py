@@ -118,7 +118,12 @@ def dim(table):
         fit.evaluate(both, {"a": 1 / L, "b": np.sqrt(D / (L * M))}),
         "-",
         lw=0.8,
-        label=f"${both['a']:.2g}/L + {both['b']:.2g}\\sqrt{{D/LM}}$ ($R^2$ = {both.r2:.2f})",
+        label=(
+            f"$a/L + {both['b']:.2g}\\sqrt{{D/LM}}$, $a \\approx 0$ (at bound)"
+            if "a" in both.at_bound
+            else f"${both['a']:.2g}/L + {both['b']:.2g}\\sqrt{{D/LM}}$"
+        )
+        + f" ($R^2$ = {both.r2:.2f})",
     )
     ax.plot(
         D,
@@ -130,6 +135,14 @@ def dim(table):
     )
     _paper_line(ax, D, slope["prefactor"] * D[0] ** slope["slope"] * 1.6, D[0], 0.5, "paper: slope $+1/2$")
     ax.set_ylabel("RMS error of $h_L$ per coordinate, step $K$")
+    for a in axes:
+        a.axvline(
+            analysis.DIM_D_MAX_PER_M * M,
+            color="0.5",
+            lw=0.8,
+            ls=":",
+            label=f"$D$ = {analysis.DIM_D_MAX_PER_M}$M$: end of the fit (Thm 3: $D = O(M)$)",
+        )
     e = analysis.rms_se_over_seeds(table, "resnet_dim", "err_f", ["D"]).sort_values("D")
     axes[1].errorbar(e["D"], e["value"], yerr=e["se"], fmt="*", label="measured")
     axes[1].set_ylabel("RMS output error, step $K$")
@@ -267,7 +280,7 @@ def limit(table):
     """The pool's Euler network's error (the 1/L term alone) vs L, one curve per GD step k; one
     network's error vs M, one curve per L; both against the RK4 mean ODE, with the claims' fits."""
     fig, (ax_bias, ax_one) = plotting.figure(2, 1, width=4.2, height=2.8)
-    steps = analysis.limit_steps(table)
+    steps = analysis.k_steps(table)
     for c, k in zip(plotting.colors(len(steps)), steps):
         at_k = table[table["step"] == k].assign(step=0)
         e = analysis.limit_euler(at_k).sort_values("L")

@@ -25,7 +25,8 @@ RANGES: dict[str, dict] = {
         "value": -0.5,
         "tol": {"quick": 0.15, "paper": 0.1},
         "reason": "Thm 1's 1/√(LM) term, tight: at M = 1 it dominates a/L, slope −1/2 in L; quick "
-        "(L ≤ 32, 8 reps) leaves a seed-bootstrap SD of ≈ 0.05, so ± 0.15 keeps 2u ≤ tol",
+        "(L ≤ 128, 8 reps) leaves a seed-bootstrap SD of ≈ 0.05, so ± 0.15 keeps 2u ≤ tol; the same "
+        "range at every GD step k shown (Thm 1 holds after k steps)",
     },
     "depth_r2": {
         "value": {"quick": 0.9, "paper": 0.95},
@@ -48,8 +49,15 @@ RANGES: dict[str, dict] = {
     "dim_slope": {
         "value": 0.5,
         "tol": {"quick": 0.15, "paper": 0.15},
-        "reason": "Thm 3's √(D/(LM)) term, tight in embedding space, over 3·d_out ≤ D ≤ L·M/4 "
-        "(see experiments.dim.run_dim for the lower end); quick seed-bootstrap SD ≈ 0.04",
+        "reason": "Thm 3's √(D/(LM)) term, tight in embedding space, over 3·d_out ≤ D ≤ 4·M (Thm 3 "
+        "needs D = O(M); 4·M = L·M/4, the former end, at quick; see experiments.dim.run_dim for the "
+        "lower end); quick seed-bootstrap SD ≈ 0.04",
+    },
+    "dim_perp_beyond": {
+        "value": 0.5,
+        "tol": {"quick": 0.15, "paper": 0.15},
+        "reason": "derived (experiments.dim.run_dim): the h_L error off the read-out span keeps the "
+        "units' √(D/(LM)) law beyond D = 4·M; ± 0.15 as dim_slope (the same statistics, 3 points)",
     },
     "dim_r2": {
         "value": {"quick": 0.85, "paper": 0.9},

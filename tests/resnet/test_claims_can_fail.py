@@ -171,11 +171,19 @@ def training_off(mp):
 
 # (experiment, mistake, the claims it must fail: a substring of each statement)
 CASES = [
-    ("resnet_depth", units_tied_across_layers, ["slope of the output error vs L at M = 1"]),
+    (
+        "resnet_depth",
+        units_tied_across_layers,
+        ["vs L at M = 1 (step K)", "vs L at M = 1 at every GD step k"],
+    ),
     ("resnet_depth", rate_without_L, ["R² (log space) of a/L + b/√(LM)"]),
-    ("resnet_width", fanin_sqrt_M, ["slope of the output error vs M"]),
+    ("resnet_width", fanin_sqrt_M, ["vs M at the largest L (L·M", "vs M at the largest L at every GD step"]),
     ("resnet_width", preact_from_input, ["1/L floor"]),
-    ("resnet_dim", unit_std_one, ["slope of the h_L error vs D", "R² (log space) of b·√(D/(LM))"]),
+    (
+        "resnet_dim",
+        unit_std_one,
+        ["slope of the h_L error vs D", "R² (log space) of b·√(D/(LM))", "off the read-out span"],
+    ),
     ("resnet_lazy", v_init_over_alpha, ["slope of the local feature movement", "exponent q", "exponent r"]),
     ("resnet_lazy", full_linearisation_as_limit, ["distance to the (blockwise) tangent model"]),
     ("resnet_lazy", uncoupled_limit_reference, ["exponent p"]),

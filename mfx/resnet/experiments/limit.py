@@ -131,11 +131,11 @@ def claims_limit(table):
     (pool, data and draws), so the seed-to-seed spread of the exponents is in them."""
     scale = _scale(table)
     trained = trained_claim("resnet_limit", table, scale)
-    steps = table[table["step"].isin(analysis.limit_steps(table))]
+    steps = table[table["step"].isin(analysis.k_steps(table))]
     d_target, w_target = ranges.value("limit_depth_slope"), ranges.value("limit_width_slope")
     d_tol, w_tol = ranges.tol("limit_depth_slope", scale), ranges.tol("limit_width_slope", scale)
-    d_worst, d_k, n_dk = analysis.limit_worst_step(steps, analysis.limit_depth_slope, d_target)
-    w_worst, w_k, n_wk = analysis.limit_worst_step(steps, analysis.limit_width_slope, w_target)
+    d_worst, d_k, n_dk = analysis.worst_step(steps, analysis.limit_depth_slope, d_target)
+    w_worst, w_k, n_wk = analysis.worst_step(steps, analysis.limit_width_slope, w_target)
     table = last_step_rows(table)
     depth, M_p, n_d = analysis.limit_depth_slope(table)
     width, L_max, n_w = analysis.limit_width_slope(table)
@@ -165,7 +165,7 @@ def claims_limit(table):
             d_target,
             d_tol,
             f"{scale}: worst at k = {d_k}",
-            u=boot_sd(steps, lambda t: analysis.limit_worst_step(t, analysis.limit_depth_slope, d_target)[0]),
+            u=boot_sd(steps, lambda t: analysis.worst_step(t, analysis.limit_depth_slope, d_target)[0]),
             points=n_dk,
             source=f"{THM1} {every_k}; {TIGHT}",
             **kw,
@@ -189,7 +189,7 @@ def claims_limit(table):
             w_target,
             w_tol,
             f"{scale}: worst at k = {w_k}",
-            u=boot_sd(steps, lambda t: analysis.limit_worst_step(t, analysis.limit_width_slope, w_target)[0]),
+            u=boot_sd(steps, lambda t: analysis.worst_step(t, analysis.limit_width_slope, w_target)[0]),
             points=n_wk,
             source=f"{THM1} {every_k}; {TIGHT}",
             **kw,
