@@ -93,8 +93,20 @@ def width_slope(table):
 # ------------------------------------------------------------------------------------ D sweep
 
 
+DIM_D_MAX_PER_M = 4  # resnet_dim's √D law is fitted on D ≤ 4·M (Thm 3 needs D = O(M)); beyond: departure
+
+
 def _fit_range(err):
-    return err[(err["D"] >= FIT_D_MIN_PER_D_OUT * err["d_out"]) & (err["D"] <= err["L"] * err["M"] / 4)]
+    return err[(err["D"] >= FIT_D_MIN_PER_D_OUT * err["d_out"]) & (err["D"] <= DIM_D_MAX_PER_M * err["M"])]
+
+
+def dim_beyond(table, metric):
+    """(power-law fit in D of `metric` (RMS over reps, step K) over D ≥ DIM_D_MAX_PER_M·M — the end
+    of the fit range and beyond, where Thm 3's D = O(M) is left — and the D range as (min, max))."""
+    err = rms_over_seeds(table, "resnet_dim", metric, ["M", "D"])
+    err = err[err["D"] >= DIM_D_MAX_PER_M * err["M"]]
+    span = (float(err["D"].min()), float(err["D"].max())) if len(err) else (float("nan"),) * 2
+    return fit.power_law(err["D"], err["value"]), span
 
 
 def dim_fits(table, metric="err_h"):
@@ -292,19 +304,17 @@ def dim_one_term(err):
 # ------------------------------------------------------------------- limit (RK4 reference)
 
 
-def limit_bias(table):
-    """√(mean over reps of bias2) per (L, M) at step K (NaN where the estimate is not positive)."""
-    t = _last_step(table, "resnet_limit", "bias2")
-    b = t.groupby(["L", "M"])["value"].mean().reset_index()
-    return b.assign(value=np.sqrt(b["value"].where(b["value"] > 0)))
+def limit_euler(table):
+    """The pool's Euler network's error (metric err_euler), RMS over reps at step K, per L."""
+    return rms_over_seeds(table, "resnet_limit", "err_euler", ["L", "M"])
 
 
 def limit_depth_slope(table):
-    """(power-law fit in L of the bias at the largest M, that M, number of points)."""
-    b = limit_bias(table)
-    M_max = b["M"].max() if len(b) else float("nan")
-    big = b[(b["M"] == M_max) & b["value"].notna()]
-    return fit.power_law(big["L"], big["value"]), M_max, len(big)
+    """(power-law fit in L of the pool's Euler network's error: the 1/L term alone, its M = M_p,
+    number of points)."""
+    err = limit_euler(table)
+    M_p = err["M"].max() if len(err) else float("nan")
+    return fit.power_law(err["L"], err["value"]), M_p, len(err)
 
 
 def limit_width_slope(table):
@@ -315,19 +325,19 @@ def limit_width_slope(table):
     return fit.power_law(big["M"], big["value"]), L_max, len(big)
 
 
-def limit_steps(table):
-    """The GD steps the k-sweep claim reads: 0, K/4, K/2 and K (rounded down)."""
-    t = table[table["experiment"] == "resnet_limit"]
-    K = int(t["step"].max()) if len(t) else 0
+def k_steps(table):
+    """The GD steps the k-sweep claims read: 0, K/4, K/2 and K (rounded down; K: the table's last)."""
+    K = int(table["step"].max()) if len(table) else 0
     return sorted({0, K // 4, K // 2, K})
 
 
-def limit_width_worst_step(table):
-    """(the width exponent at the largest L farthest from −1/2 over `limit_steps`, its step, points)."""
+def worst_step(table, slope_of, target):
+    """(the exponent `slope_of(table at one step)` farthest from `target` over `k_steps`, its step,
+    its number of points): the k-sweep claims' statistic ("the exponent holds at every k shown")."""
     worst, worst_k, n = float("nan"), -1, 0
-    for k in limit_steps(table):
+    for k in k_steps(table):
         at_k = table[table["step"] == k].assign(step=0)  # one step: rms_over_seeds reads it as K
-        slope, _, points = limit_width_slope(at_k)
-        if not np.isfinite(worst) or abs(slope["slope"] + 0.5) > abs(worst + 0.5):
+        slope, _, points = slope_of(at_k)
+        if not np.isfinite(worst) or abs(slope["slope"] - target) > abs(worst - target):
             worst, worst_k, n = slope["slope"], k, points
     return worst, worst_k, n

@@ -118,7 +118,12 @@ def dim(table):
         fit.evaluate(both, {"a": 1 / L, "b": np.sqrt(D / (L * M))}),
         "-",
         lw=0.8,
-        label=f"${both['a']:.2g}/L + {both['b']:.2g}\\sqrt{{D/LM}}$ ($R^2$ = {both.r2:.2f})",
+        label=(
+            f"$a/L + {both['b']:.2g}\\sqrt{{D/LM}}$, $a \\approx 0$ (at bound)"
+            if "a" in both.at_bound
+            else f"${both['a']:.2g}/L + {both['b']:.2g}\\sqrt{{D/LM}}$"
+        )
+        + f" ($R^2$ = {both.r2:.2f})",
     )
     ax.plot(
         D,
@@ -130,6 +135,14 @@ def dim(table):
     )
     _paper_line(ax, D, slope["prefactor"] * D[0] ** slope["slope"] * 1.6, D[0], 0.5, "paper: slope $+1/2$")
     ax.set_ylabel("RMS error of $h_L$ per coordinate, step $K$")
+    for a in axes:
+        a.axvline(
+            analysis.DIM_D_MAX_PER_M * M,
+            color="0.5",
+            lw=0.8,
+            ls=":",
+            label=f"$D$ = {analysis.DIM_D_MAX_PER_M}$M$: end of the fit (Thm 3: $D = O(M)$)",
+        )
     e = analysis.rms_se_over_seeds(table, "resnet_dim", "err_f", ["D"]).sort_values("D")
     axes[1].errorbar(e["D"], e["value"], yerr=e["se"], fmt="*", label="measured")
     axes[1].set_ylabel("RMS output error, step $K$")
@@ -266,31 +279,30 @@ def phase(table):
 
 @plotting.draws("resnet_limit")
 def limit(table):
-    """Bias (the 1/L term alone) vs L, one curve per M; one network's error vs M, one curve per L;
-    both against the RK4 mean ODE, with the claims' fits."""
+    """The pool's Euler network's error (the 1/L term alone) vs L, one curve per GD step k; one
+    network's error vs M, one curve per L; both against the RK4 mean ODE, with the claims' fits."""
     fig, (ax_bias, ax_one) = plotting.figure(2, 1, width=4.2, height=2.8)
-    bias = analysis.limit_bias(table)
-    depth, M_max, _ = analysis.limit_depth_slope(table)
-    Ms = sorted(bias["M"].unique())
-    for c, M in zip(plotting.colors(len(Ms)), Ms):
-        b = bias[(bias["M"] == M) & bias["value"].notna()].sort_values("L")
-        ax_bias.loglog(b["L"], b["value"], "*-", color=c, lw=0.6, label=f"$M$ = {M:g}")
-    big = bias[(bias["M"] == M_max) & bias["value"].notna()]
-    if len(big) >= 2:
-        Ls = big["L"].to_numpy(float)
+    steps = analysis.k_steps(table)
+    for c, k in zip(plotting.colors(len(steps)), steps):
+        at_k = table[table["step"] == k].assign(step=0)
+        e = analysis.limit_euler(at_k).sort_values("L")
+        ax_bias.loglog(e["L"], e["value"], "*-", color=c, lw=0.6, label=f"step $k$ = {k}")
+    depth, M_p, _ = analysis.limit_depth_slope(table)
+    euler = analysis.limit_euler(table)
+    if len(euler) >= 2:
+        Ls = euler["L"].to_numpy(float)
         ax_bias.loglog(
             Ls,
             depth["prefactor"] * Ls ** depth["slope"],
             "-",
             color="C3",
             lw=1.0,
-            label=f"fit at $M$ = {M_max:g}: $L^{{{depth['slope']:.2f}}}$",
+            label=f"fit at $k = K$: $L^{{{depth['slope']:.2f}}}$",
         )
-        _paper_line(ax_bias, Ls, big["value"].iloc[0] * 1.5, Ls[0], -1.0, "paper: $1/L$ (tight)")
-    if len(bias):
-        _log_ticks(ax_bias, sorted(bias["L"].unique()))
+        _paper_line(ax_bias, Ls, euler["value"].iloc[0] * 1.5, Ls[0], -1.0, "paper: $1/L$ (tight)")
+        _log_ticks(ax_bias, sorted(euler["L"].unique()))
     ax_bias.set_xlabel("$L$")
-    ax_bias.set_ylabel("bias $\\|E f - f_{\\rm lim}\\|$ at step $K$")
+    ax_bias.set_ylabel(f"error of the Euler network\n($M = M_p$ = {M_p:g}: every layer the pool)")
     plotting.legend_outside(ax_bias)
 
     err = analysis.rms_se_over_seeds(table, "resnet_limit", "err_one", ["L", "M"])

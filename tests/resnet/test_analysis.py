@@ -56,16 +56,25 @@ def test_two_term_fit_recovers_a_over_L_plus_b_over_sqrt_LM():
     assert both.r2 == pytest.approx(1.0, abs=1e-6)
 
 
-def test_dim_fits_use_only_3_d_out_le_D_le_LM_over_4():
-    """√D inside the fit range; points outside it (D < 3·d_out, D > L·M/4) would spoil the slope."""
+def test_dim_fits_use_only_3_d_out_le_D_le_4_M():
+    """√D inside the fit range; points outside it (D < 3·d_out, D > 4·M) would spoil the slope."""
     Ds = [2, 4, 8, 16, 32, 64, 128]
     points = [
-        {"L": 16, "M": 16, "D": D, "d_out": 2, "value": np.sqrt(D / 256) if 6 <= D <= 64 else 1.0} for D in Ds
+        {"L": 32, "M": 16, "D": D, "d_out": 2, "value": np.sqrt(D / 512) if 6 <= D <= 64 else 1.0} for D in Ds
     ]
     slope, both, err = analysis.dim_fits(_table("resnet_dim", "err_h", points))
     assert sorted(err["D"]) == [8, 16, 32, 64]
     assert slope["slope"] == pytest.approx(0.5, abs=1e-9)
     assert both["b"] == pytest.approx(1.0, rel=1e-4)
+
+
+def test_dim_beyond_fits_D_ge_4_M():
+    points = [
+        {"L": 16, "M": 16, "D": D, "d_out": 2, "value": D ** (0.5 if D < 64 else 1.5)}
+        for D in (16, 32, 64, 128, 256)
+    ]
+    slope, span = analysis.dim_beyond(_table("resnet_dim", "err_h_span", points), "err_h_span")
+    assert span == (64, 256) and slope["slope"] == pytest.approx(1.5, abs=1e-9)
 
 
 def test_lazy_fits_are_power_laws_of_the_rep_mean_in_alpha():

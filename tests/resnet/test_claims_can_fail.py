@@ -171,11 +171,19 @@ def training_off(mp):
 
 # (experiment, mistake, the claims it must fail: a substring of each statement)
 CASES = [
-    ("resnet_depth", units_tied_across_layers, ["slope of the output error vs L at M = 1"]),
+    (
+        "resnet_depth",
+        units_tied_across_layers,
+        ["vs L at M = 1 (step K)", "vs L at M = 1 at every GD step k"],
+    ),
     ("resnet_depth", rate_without_L, ["R² (log space) of a/L + b/√(LM)"]),
-    ("resnet_width", fanin_sqrt_M, ["slope of the output error vs M"]),
+    ("resnet_width", fanin_sqrt_M, ["vs M at the largest L (L·M", "vs M at the largest L at every GD step"]),
     ("resnet_width", preact_from_input, ["1/L floor"]),
-    ("resnet_dim", unit_std_one, ["slope of the h_L error vs D", "R² (log space) of b·√(D/(LM))"]),
+    (
+        "resnet_dim",
+        unit_std_one,
+        ["slope of the h_L error vs D", "R² (log space) of b·√(D/(LM))", "off the read-out span"],
+    ),
     ("resnet_lazy", v_init_over_alpha, ["slope of the local feature movement", "exponent q", "exponent r"]),
     ("resnet_lazy", full_linearisation_as_limit, ["distance to the (blockwise) tangent model"]),
     ("resnet_lazy", uncoupled_limit_reference, ["exponent p"]),
@@ -184,8 +192,12 @@ CASES = [
     ("resnet_width", training_off, ["the networks learn"]),
     ("resnet_dim", training_off, ["the networks learn"]),
     ("resnet_lazy", training_off, ["the networks learn"]),
-    ("resnet_limit", preact_from_input, ["depth exponent of the bias"]),
-    ("resnet_limit", fanin_sqrt_M, ["width exponent of one network", "at every GD step k"]),
+    ("resnet_limit", preact_from_input, ["Euler network vs", "Euler network at every GD step k"]),
+    (
+        "resnet_limit",
+        fanin_sqrt_M,
+        ["width exponent of one network", "width exponent at the largest L at every"],
+    ),
     ("resnet_limit", training_off, ["the networks learn"]),
     ("resnet_phase", alpha_over_D, ["critical gamma*", "lazy side"]),
     ("resnet_phase", alpha_forgets_v_std, ["critical gamma*", "subcritical side"]),

@@ -7,7 +7,12 @@ from mfx import experiment as registry
 from mfx import plotting
 from mfx.resnet import plots
 
-CLAIMS = ["slope of the output error vs L at M = 1", "a/L + b/√(LM)", "the networks learn"]
+CLAIMS = [
+    "slope of the output error vs L at M = 1 (step K)",
+    "slope of the output error vs L at M = 1 at every GD step k",
+    "a/L + b/√(LM)",
+    "the networks learn",
+]
 
 
 def test_quick_scale_claims_pass(quick_table):

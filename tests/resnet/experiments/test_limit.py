@@ -6,9 +6,10 @@ from mfx import plotting
 from mfx.resnet import plots
 
 CLAIMS = [
-    "depth exponent of the bias",
+    "depth exponent of the pool's Euler network vs",
+    "depth exponent of the pool's Euler network at every GD step k",
     "width exponent of one network",
-    "at every GD step k",
+    "width exponent at the largest L at every GD step k",
     "the networks learn",
 ]
 

@@ -5,7 +5,12 @@ from mfx import experiment as registry
 from mfx import plotting
 from mfx.resnet import plots
 
-CLAIMS = ["slope of the output error vs M", "1/L floor", "the networks learn"]
+CLAIMS = [
+    "slope of the output error vs M at the largest L (L·M",
+    "slope of the output error vs M at the largest L at every GD step k",
+    "1/L floor",
+    "the networks learn",
+]
 
 
 def test_quick_scale_claims_pass(quick_table):
