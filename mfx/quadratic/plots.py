@@ -38,7 +38,7 @@ def _band(ax, d, color, log=True, label=None):
 @plotting.draws(
     "quad_curves",
     captions={
-        "eps": ("plateau", "tail", "eps_g at tau", "limit eps", "same tau axis"),
+        "eps": ("plateau", "tail", "ε_g at τ", "limit ε", "same tau axis"),
         "cross_check": ("full SGD",),
         "order_parameters": (),
     },
@@ -152,7 +152,7 @@ def curves(table):
 @plotting.draws(
     "quad_escape",
     captions={
-        "tau_vs_lnN": ("slope of tau_esc", "same tau axis", "full SGD"),
+        "tau_vs_lnN": ("slope of τ_esc", "same tau axis", "full SGD"),
         "tau_vs_p": ("spread of the slope", "tau_esc(p=p*)", "sigma_max"),
         "prefactor": ("exit",),
     },

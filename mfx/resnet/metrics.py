@@ -47,7 +47,7 @@ METRICS = {
     },
     "resnet_limit": {
         "err_one": "RMS over draws and (n, output) of f_r − f_lim: one network's error to the mean ODE",
-        "bias2": "unbiased estimate of the squared bias ‖E f − f_lim‖² (the 1/L term by itself)",
+        "err_euler": "RMS over (n, output) of the pool's Euler network − f_lim (every layer holds the whole pool)",
         "loss": "the networks' training loss (mean over draws)",
     },
     "resnet_phase": {

@@ -222,7 +222,7 @@ def test_identity_claims_are_labelled(run_experiment):
     labelled = {c.statement for c in get("quad_implicit_bias").claims(table) if c.identity}
     assert labelled == {
         "ODE drift ||S(t) − S(0)||_F up to tau = 200",
-        "ODE final polar factor vs polar(rho0)",
+        "ODE final polar factor vs polar(ρ0)",
     }
 
 
@@ -297,7 +297,7 @@ def test_curves_ode_claims_fail_with_a_missing_factor_two_in_dQ(run_experiment, 
     monkeypatch.setattr(ode, "rhs", _wrong_rhs(inner=1.0))
     table = run_experiment("quad_curves", "scale=quick", "model.p=1,3", "model.full_N=0", "model.sgd_seeds=4")
     _all_fail("quad_curves", table, "ODE plateau level")
-    _all_fail("quad_curves", table, "limit eps_g for p=1")
+    _all_fail("quad_curves", table, "limit ε_g for p=1")
 
 
 @pytest.mark.slow
@@ -312,7 +312,7 @@ def test_curves_tail_fails_with_label_noise_in_the_ode(run_experiment, monkeypat
     )
     table = run_experiment("quad_curves", "scale=quick", "model.p=2,3", "model.full_N=0", "model.sgd_seeds=4")
     _all_fail("quad_curves", table, "ODE tail slope")
-    _all_fail("quad_curves", table, "ODE eps_g at tau=")
+    _all_fail("quad_curves", table, "ODE ε_g at τ=")
 
 
 @pytest.mark.slow
@@ -321,8 +321,8 @@ def test_curves_sgd_claims_fail_with_a_sum_readout_teacher(run_experiment, monke
     _sgd_with(monkeypatch, a_star=1.0)
     table = run_experiment("quad_curves", "scale=quick", "model.p=1,3", "model.full_N=0")
     _all_fail("quad_curves", table, "SGD/ODE plateau level")
-    _all_fail("quad_curves", table, "SGD/ODE limit eps_g")
-    _all_fail("quad_curves", table, "SGD eps_g at tau=")
+    _all_fail("quad_curves", table, "SGD/ODE limit ε_g")
+    _all_fail("quad_curves", table, "SGD ε_g at τ=")
 
 
 @pytest.mark.slow
@@ -366,7 +366,7 @@ def test_escape_slope_fails_with_a_missing_factor_two_in_drho(run_experiment, mo
     table = _escape(
         run_experiment, "model.p=1,2,8", "model.sgd_diagonal=true", "model.full_N=0", "model.sgd_N=[1000]"
     )
-    _all_fail("quad_escape", table, "ODE slope of tau_esc")
+    _all_fail("quad_escape", table, "ODE slope of τ_esc")
 
 
 @pytest.mark.slow
@@ -388,7 +388,7 @@ def test_escape_width_shift_fails_with_a_missing_factor_two_in_drho(run_experime
     (Tried and too weak: a fan-in init σ0/√p, and a 1/√p student readout — τ = aηα absorbs the latter.)"""
     monkeypatch.setattr(ode, "rhs", _wrong_rhs(qrho=1.0))
     table = _escape(run_experiment, "model.full_N=0", "model.sgd_N=[1000]")
-    _all_fail("quad_escape", table, "tau_esc(p=p*) − tau_esc(p=8)")
+    _all_fail("quad_escape", table, "τ_esc(p=p*) − τ_esc(p=8)")
 
 
 @pytest.mark.slow
@@ -400,7 +400,7 @@ def test_escape_sgd_slope_fails_when_sgd_drops_the_square_factor(run_experiment,
     the chain's init — SGD noise sets ρ ~ N^-1/2 within a few steps whatever ρ0, so it passes.)"""
     _sgd_with(monkeypatch, eta_factor=0.5, which=("overlap",))
     table = _escape(run_experiment, "model.p=1,2", "model.full_N=0")
-    _all_fail("quad_escape", table, "SGD slope of tau_esc")
+    _all_fail("quad_escape", table, "SGD slope of τ_esc")
 
 
 @pytest.mark.slow
@@ -445,7 +445,7 @@ def test_sigma_slope_and_exit_rate_fail_with_a_missing_factor_two_in_drho(run_ex
     rate of ρ halves, so tau_esc vs ln σ_max has slope −p*/2 and the exit rate is 4a* (derived −p*/4, 8a*)."""
     monkeypatch.setattr(ode, "rhs", _wrong_rhs(drho=1.0))
     table = _escape(run_experiment, *_ODE_ONLY)
-    _all_fail("quad_escape", table, "ODE slope of tau_esc vs ln sigma_max")
+    _all_fail("quad_escape", table, "ODE slope of τ_esc vs ln σ_max")
     _all_fail("quad_escape", table, "ODE exit rate")
 
 
@@ -457,7 +457,7 @@ def test_sigma_share_and_exit_spread_fail_with_a_p_dependent_escape_rate(run_exp
     is asserted for it.)"""
     monkeypatch.setattr(ode, "rhs", _wrong_rhs(qrho=1.0))
     table = _escape(run_experiment, *_ODE_ONLY)
-    _all_fail("quad_escape", table, "share of tau_esc's variance", lambda s: "p*=2" in s)
+    _all_fail("quad_escape", table, "share of τ_esc's variance", lambda s: "p*=2" in s)
     _all_fail("quad_escape", table, "spread of the exit rate")
 
 
@@ -488,7 +488,7 @@ def test_curves_fail_with_training_switched_off(run_experiment, monkeypatch):
     value, so the SGD ε_g read at the fixed τ exceeds its bound."""
     _sgd_with(monkeypatch, eta_factor=1e-9, which=("overlap",))
     table = run_experiment("quad_curves", "scale=quick", "model.p=2,3", "model.full_N=0", "model.sgd_seeds=4")
-    _all_fail("quad_curves", table, "SGD eps_g at tau=")
+    _all_fail("quad_curves", table, "SGD ε_g at τ=")
 
 
 @pytest.mark.slow
@@ -497,7 +497,7 @@ def test_escape_slope_fails_when_the_claims_assume_the_other_readout(run_experim
     model.readout=sum the claims pass with a* = 1 (slope 1/8 at every p*); read as the mean readout's
     (a* = 1/p*, slope p*/8) the p* = 2 claims fail."""
     table = _escape(run_experiment, "model.readout=sum", "model.p=2,8", "model.p_star=2", *_ODE_ONLY)
-    ok = _verdicts("quad_escape", table, "ODE slope of tau_esc")
+    ok = _verdicts("quad_escape", table, "ODE slope of τ_esc")
     assert set(ok.values()) == {"pass"}, ok
     table["readout"] = "mean"
-    _all_fail("quad_escape", table, "ODE slope of tau_esc")
+    _all_fail("quad_escape", table, "ODE slope of τ_esc")

@@ -247,7 +247,7 @@ def claims_curves(table):
             out.append(
                 Claim.within(
                     "quad_curves",
-                    f"limit eps_g for p={p} < p*={p_star}",
+                    f"limit ε_g for p={p} < p*={p_star}",
                     last(ode_gf),
                     floor,
                     tol("curves.floor"),
@@ -267,7 +267,7 @@ def claims_curves(table):
             out.append(
                 Claim.within(
                     "quad_curves",
-                    f"SGD/ODE limit eps_g for p={p} < p*={p_star}",
+                    f"SGD/ODE limit ε_g for p={p} < p*={p_star}",
                     sgd_floor(sgd_d),
                     1.0,
                     tol("curves.sgd_floor"),
@@ -320,7 +320,7 @@ def claims_curves(table):
             out.append(
                 Claim.at_most(
                     "quad_curves",
-                    f"{method.upper()} eps_g at tau={tau_read:g}, p={p} ≥ p*={p_star}",
+                    f"{method.upper()} ε_g at τ={tau_read:g}, p={p} ≥ p*={p_star}",
                     at_read(dm),
                     tol("curves.final_eps"),
                     f"{'worst' if stat == 'max' else 'median'} of {dm['seed'].nunique()} seeds "

@@ -216,7 +216,7 @@ def claims_escape(table):
         out.append(
             Claim.within(
                 "quad_escape",
-                f"ODE slope of tau_esc vs ln N, p*={p_star} (mean over p ≥ p*)",
+                f"ODE slope of τ_esc vs ln N, p*={p_star} (mean over p ≥ p*)",
                 mean_slope(d),
                 theory["lnN_slope"],
                 tol("escape.ode_slope"),
@@ -254,7 +254,7 @@ def claims_escape(table):
             out.append(
                 Claim.within(
                     "quad_escape",
-                    f"tau_esc(p=p*) − tau_esc(p=8), p*={p_star}, N={N_top}",
+                    f"τ_esc(p=p*) − τ_esc(p=8), p*={p_star}, N={N_top}",
                     width_shift(top, p_star),
                     (low + high) / 2,
                     (high - low) / 2,
@@ -280,7 +280,7 @@ def claims_escape(table):
         out.append(
             Claim.within(
                 "quad_escape",
-                f"SGD slope of tau_esc vs ln N, p*={p_star}, p={p}",
+                f"SGD slope of τ_esc vs ln N, p*={p_star}, p={p}",
                 ratio(s),
                 1.0,
                 tol("escape.sgd_slope"),
@@ -303,7 +303,7 @@ def claims_escape(table):
                 tau_ratio(d),
                 1.0,
                 tol("escape.tau_axis"),
-                "Σ tau_esc(SGD) / Σ tau_esc(ODE at the same g from each run's own initial overlaps), over seeds "
+                "Σ τ_esc(SGD) / Σ τ_esc(ODE at the same g from each run's own initial overlaps), over seeds "
                 "and N; per N: " + ", ".join(f"{n}: {r:.3f}" for n, r in per_N.items()) + f" ({scale})",
                 u=fit.seed_sd(d, tau_ratio),
                 how="seed bootstrap SD",
@@ -319,7 +319,7 @@ def claims_escape(table):
         out.append(
             Claim.within(
                 "quad_escape",
-                f"full SGD / overlap chain mean tau_esc, p*={p_star}, p={p}, N={N}",
+                f"full SGD / overlap chain mean τ_esc, p*={p_star}, p={p}, N={N}",
                 xcheck_ratio(d),
                 1.0,
                 tol("escape.xcheck"),
@@ -337,8 +337,8 @@ def claims_escape(table):
 
 
 def _sigma_claims(rows, scale) -> list[Claim]:
-    """Escape vs the largest initial overlap (ODE, rows of one p*, p ≥ p*): the slope of tau_esc on
-    ln σ_max(ρ0) against the derived −1/(4a*), and the share of tau_esc's variance over seeds and p that
+    """Escape vs the largest initial overlap (ODE, rows of one p*, p ≥ p*): the slope of τ_esc on
+    ln σ_max(ρ0) against the derived −1/(4a*), and the share of τ_esc's variance over seeds and p that
     σ_max explains with that slope (the residual shift per p in the detail)."""
     if rows.empty:
         return []
@@ -351,7 +351,7 @@ def _sigma_claims(rows, scale) -> list[Claim]:
     return [
         Claim.within(
             "quad_escape",
-            f"ODE slope of tau_esc vs ln sigma_max(rho0), p*={p_star} (mean over p ≥ p*)",
+            f"ODE slope of τ_esc vs ln σ_max(ρ0), p*={p_star} (mean over p ≥ p*)",
             analysis.sigma_slope(rows),
             slope,
             ranges.rng("escape.sigma_slope", scale),
@@ -369,7 +369,7 @@ def _sigma_claims(rows, scale) -> list[Claim]:
         ),
         Claim.at_least(
             "quad_escape",
-            f"share of tau_esc's variance over seeds and p explained by ln sigma_max(rho0), p*={p_star}",
+            f"share of τ_esc's variance over seeds and p explained by ln σ_max(ρ0), p*={p_star}",
             explained(rows),
             ranges.rng("escape.sigma_explained", scale),
             f"with the derived slope {slope:.3g}, about each N's mean; residual shift at fixed sigma_max: "
@@ -443,7 +443,7 @@ def _exit_claims(rows, scale) -> list[Claim]:
         out.append(
             Claim.within(
                 "quad_escape",
-                f"exit prefactor per ||rho0||², p=8 over p=p*={p_star}",
+                f"exit prefactor per ‖ρ0‖², p=8 over p=p*={p_star}",
                 ratio(d),
                 want,
                 ranges.rng("escape.prefactor_ratio", scale),

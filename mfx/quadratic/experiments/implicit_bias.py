@@ -218,10 +218,10 @@ def claims_implicit_bias(table):
     out.append(
         Claim.at_most(
             "quad_implicit_bias",
-            "ODE final polar factor vs polar(rho0)",
+            "ODE final polar factor vs polar(ρ0)",
             float(final["value"].max()) if len(final) else float("nan"),
             rng("ib_ode_final"),
-            f"||polar(rho(tau_end)) − polar(rho0)||_F, worst seed, tau_end = {final['tau'].max():g} ({scale})",
+            f"‖polar(ρ(τ_end)) − polar(ρ0)‖_F, worst seed, tau_end = {final['tau'].max():g} ({scale})",
             u=0.0,
             how="exact",
             points=1,
@@ -258,10 +258,10 @@ def claims_implicit_bias(table):
         out.append(
             Claim.at_most(
                 "quad_implicit_bias",
-                f"SGD ends at the closest solution s·polar(rho0), p={p}, p*={p_star}",
+                f"SGD ends at the closest solution s·polar(ρ0), p={p}, p*={p_star}",
                 float(x["value"].median()),
                 rng("ib_selection"),
-                f"seed median of ||rho_final − s·polar(rho0)||_F / (s√p*) at the smallest g = "
+                f"seed median of ‖ρ_final − s·polar(ρ0)‖_F / (s√p*) at the smallest g = "
                 f"{x['g'].iloc[0]:g} (a random point of the manifold gives ≈ 1.4) ({scale})",
                 u=median_bootstrap_sd(x, N_BOOT),
                 how="seed bootstrap SD",

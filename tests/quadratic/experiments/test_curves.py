@@ -8,7 +8,7 @@ def test_quad_curves_quick(quick_table, claims_of):
     table = quick_table("quad_curves")
     claims = claims_of("quad_curves", table)
     assert sum("tail slope" in c.statement for c in claims) == 2  # p = 3, 8 > p* = 2
-    assert any("limit eps_g" in c.statement for c in claims)
+    assert any("limit ε_g" in c.statement for c in claims)
     assert all(c.kind and c.source for c in claims)
     # ε_g is read at the fixed τ of ranges.py, which the SGD runs reach (no stop rule before it)
     sgd = table[(table["method"] == "sgd") & (table["p"] >= table["p_star"])]

@@ -8,10 +8,10 @@ def test_quad_escape_quick(quick_table, claims_of):
     table = quick_table("quad_escape")
     claims = claims_of("quad_escape", table)
     statements = [c.statement for c in claims]
-    assert sum("ODE slope of tau_esc vs ln N" in s for s in statements) == 2
+    assert sum("ODE slope of τ_esc vs ln N" in s for s in statements) == 2
     assert sum("SGD slope" in s for s in statements) == 2
     # escape vs the largest initial overlap and the F3 exit claims, one set per p*
-    for prefix in ("ODE slope of tau_esc vs ln sigma_max", "share of tau_esc's variance", "ODE exit rate"):
+    for prefix in ("ODE slope of τ_esc vs ln σ_max", "share of τ_esc's variance", "ODE exit rate"):
         assert sum(s.startswith(prefix) for s in statements) == 2, prefix
     kinds = {c.kind for c in claims}
     assert "" not in kinds and {"paper", "derived", "cross-check"} <= kinds
