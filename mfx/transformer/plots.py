@@ -476,7 +476,7 @@ def plot_adjoint(table: pd.DataFrame) -> dict:
         xscale="log",
         yscale="log",
         xlabel=f"heads $H$ ($L = {L_w}$, random values)",
-        ylabel="$(E\\,err^2 - err_{depth}^2)^{1/2}$",
+        ylabel="$(E\\,e_H^2 - e_P^2)^{1/2}$, $e_H$: error with $H$ heads",
         title="width: Monte Carlo error",
     )
     plotting.legend_below(ax_h, ncol=1)

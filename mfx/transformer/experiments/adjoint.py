@@ -188,7 +188,7 @@ def claims(table: pd.DataFrame) -> list[Claim]:
         Claim.within(
             E,
             "width rate of the per-head gradient error (σ_V > 0, fixed L): exponent of H of "
-            "(E err² − err_depth²)^(1/2)",
+            "(E e_H² − e_P²)^(1/2), e_H the error with H heads, e_P with all P",
             adjoint_width_slope(t) if len(ex) >= 2 else float("nan"),
             w0,
             wtol,
