@@ -1,18 +1,8 @@
 """The metric glossary (`mfx metrics`): every column and metric an experiment's quick rows hold has its
-one line in the family's table (mfx/<family>/metrics.py)."""
-
-import pytest
+one line in the family's table (mfx/<family>/metrics.py); the check of each quick sweep is
+in tests/sweep_checks.py."""
 
 from mfx import catalog, cli
-
-
-@pytest.mark.parametrize("name", list(catalog.entries()))
-def test_every_column_and_metric_of_the_quick_rows_is_in_the_glossary(quick_table, name):
-    table = quick_table(name)  # the session's quick sweep, shared with the claims and figure tests
-    columns, metrics = catalog.glossary(name)
-    assert [c for c in table.columns if catalog.meaning(columns, c) is None] == []
-    assert [m for m in sorted(table["metric"].unique()) if catalog.meaning(metrics, m) is None] == []
-    assert all(text and "\n" not in text for text in {**columns, **metrics}.values())  # one line each
 
 
 def test_a_numbered_metric_matches_its_pattern_and_nothing_else():

@@ -1,4 +1,6 @@
-import matplotlib.pyplot as plt
+import re
+from pathlib import Path
+
 import pytest
 
 from mfx import experiment as registry
@@ -20,26 +22,13 @@ def test_save_figure_writes_pdf_and_png_with_reproducible_bytes(tmp_path):
     assert [p.read_bytes() for p in a] == [p.read_bytes() for p in b]
 
 
-def test_every_figure_is_readable(quick_table):
-    """From the renderer's boxes: fonts ≥ 7 pt, nothing cut, no colliding ticks, no legend on data —
-    on the figures as `mfx report` saves them, with their claims written under them."""
-    problems = {}
-    for name, exp in registry.load_all().items():
-        if exp.family not in registry.FAMILIES:
-            continue
-        table = quick_table(name)
-        claims = report.claims_of(exp, table)
-        figs = report.captioned_figures(exp, "quick", table, claims)
-        assert all(
-            fig._supxlabel is not None and "claims (quick)" in fig._supxlabel.get_text()
-            for fig in figs.values()
-        )
-        for key, fig in figs.items():
-            found = plotting.layout_problems(fig)
-            if found:
-                problems[f"{name}/{key}"] = found
-            plt.close(fig)
-    assert problems == {}
+def test_every_experiment_has_its_quick_sweep_test():
+    """Each experiment's glossary and captioned-figure checks (tests/sweep_checks.py) sit in the file of its
+    end-to-end test, one call each."""
+    files = Path(__file__).parent.glob("*/experiments/test_*.py")
+    called = re.findall(r'quick_sweep_test\("(\w+)"\)', "".join(f.read_text() for f in files))
+    experiments = [name for name, exp in registry.load_all().items() if exp.family in registry.FAMILIES]
+    assert sorted(called) == sorted(experiments)
 
 
 def test_layout_problems_catch_what_they_claim_to():

@@ -1,4 +1,5 @@
 import pytest
+from sweep_checks import quick_sweep_test
 
 from mfx import cli
 from mfx.quadratic import ranges
@@ -31,3 +32,6 @@ def test_bad_input_exits_2_with_one_line(override, key, capsys):
     assert cli.main(["run", "experiment=quad_curves", "scale=quick", override]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and key in err[0]
+
+
+test_quick_sweep_reads = quick_sweep_test("quad_curves")

@@ -1,4 +1,5 @@
 import numpy as np
+from sweep_checks import quick_sweep_test
 
 from mfx import sweep
 from mfx.quadratic.experiments import escape
@@ -38,3 +39,6 @@ def test_escape_beyond_the_escapable_learning_rate_is_recorded_not_hung():
     esc = rows[rows["metric"] == "tau_esc"]
     assert set(esc[esc["method"] != "ode"]["status"]) == {"no_escape"}
     assert np.isnan(esc[esc["method"] != "ode"]["value"]).all()
+
+
+test_quick_sweep_reads = quick_sweep_test("quad_escape")

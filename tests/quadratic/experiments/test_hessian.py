@@ -1,3 +1,6 @@
+from sweep_checks import quick_sweep_test
+
+
 def test_quad_hessian_quick(quick_table, claims_of):
     table = quick_table("quad_hessian")
     claims = claims_of("quad_hessian", table)
@@ -8,3 +11,6 @@ def test_quad_hessian_quick(quick_table, claims_of):
     assert {c.kind for c in constructed} == {"identity"}
     assert {c.kind for c in claims if c not in constructed} == {"paper"}
     assert all("Bocchi" in c.source for c in claims if c.kind == "paper")
+
+
+test_quick_sweep_reads = quick_sweep_test("quad_hessian")

@@ -1,4 +1,5 @@
 import pytest
+from sweep_checks import quick_sweep_test
 
 from mfx import cli
 from mfx.experiment import KINDS, get
@@ -39,3 +40,6 @@ def test_every_claim_has_a_kind_and_a_source(quick_table):
     claims = get("quad_implicit_bias").claims(quick_table("quad_implicit_bias"))
     assert all(c.kind in KINDS and c.source and "TODO" not in c.source for c in claims)
     assert {c.kind for c in claims} == {"paper", "derived", "cross-check", "identity"}
+
+
+test_quick_sweep_reads = quick_sweep_test("quad_implicit_bias")

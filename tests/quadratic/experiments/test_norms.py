@@ -1,5 +1,6 @@
 import numpy as np
 import pytest
+from sweep_checks import quick_sweep_test
 
 from mfx.experiment import KINDS
 from mfx.quadratic import model, ode
@@ -96,3 +97,6 @@ def test_the_sum_readout_is_handled_with_its_derived_values(run_experiment):
     assert len(derived) == 3 and all(c.verdict == "pass" for c in derived), [
         (c.statement, c.verdict) for c in derived
     ]
+
+
+test_quick_sweep_reads = quick_sweep_test("quad_norms")

@@ -2,6 +2,7 @@
 uncertainty; figures draw; bad input exits 2 with one line naming the key."""
 
 import pytest
+from sweep_checks import quick_sweep_test
 
 from mfx import experiment as registry
 from mfx import plotting
@@ -48,3 +49,6 @@ def test_bad_input_exits_2_naming_key(override, key, mfx_main, capsys, tmp_path)
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and key in err[0]
     assert not (tmp_path / "o").exists()
+
+
+test_quick_sweep_reads = quick_sweep_test("resnet_depth")

@@ -3,6 +3,7 @@ uncertainty; figures draw, odd M with
 paired units exits 2 naming model.M, NaN runs become status=diverged rows."""
 
 import pytest
+from sweep_checks import quick_sweep_test
 
 from mfx import experiment as registry
 from mfx import plotting
@@ -67,3 +68,6 @@ def test_diverging_run_gives_diverged_rows(run_experiment):
     )
     assert (table["status"] == "diverged").any()
     assert set(table["alpha"]) == {1, 2}
+
+
+test_quick_sweep_reads = quick_sweep_test("resnet_lazy")

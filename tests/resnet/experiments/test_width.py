@@ -1,6 +1,8 @@
 """resnet_width end to end at scale=quick: its claims (the issue's) pass, decided with their
 uncertainty; figures draw."""
 
+from sweep_checks import quick_sweep_test
+
 from mfx import experiment as registry
 from mfx import plotting
 from mfx.resnet import plots
@@ -26,3 +28,6 @@ def test_quick_scale_claims_pass(quick_table):
     figures = plots.width(table)
     assert figures and all(fig.axes for fig in figures.values())
     assert all(not plotting.layout_problems(fig) for fig in figures.values())
+
+
+test_quick_sweep_reads = quick_sweep_test("resnet_width")

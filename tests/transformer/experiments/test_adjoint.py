@@ -1,3 +1,5 @@
+from sweep_checks import quick_sweep_test
+
 from mfx import plotting
 from mfx.experiment import get
 
@@ -22,3 +24,6 @@ def test_experiment_runs_end_to_end_and_its_claims_pass(quick_table):
 def test_depths_must_divide_the_reference_grid(mfx_main, capsys, tmp_path):
     assert mfx_main("run", f"experiment={NAME}", "model.M=30", f"out={tmp_path / 'o'}") == 2
     assert "multiple of every depth" in capsys.readouterr().err
+
+
+test_quick_sweep_reads = quick_sweep_test("transformer_adjoint")

@@ -1,4 +1,5 @@
 import pytest
+from sweep_checks import quick_sweep_test
 
 from mfx import plotting
 from mfx.experiment import get
@@ -47,3 +48,6 @@ def test_absurd_sizes_are_refused_before_anything_runs(mfx_main, capsys, tmp_pat
     assert mfx_main("run", f"experiment={NAME}", override, f"out={tmp_path / 'o'}") == 2
     assert "GiB" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
+
+
+test_quick_sweep_reads = quick_sweep_test("transformer_convergence")

@@ -1,4 +1,5 @@
 import pytest
+from sweep_checks import quick_sweep_test
 
 from mfx import cli, plotting, results
 from mfx.experiment import get
@@ -91,3 +92,6 @@ def test_bad_input_exits_2_naming_the_key(mfx_main, capsys, tmp_path, override, 
     err = capsys.readouterr().err
     assert words in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "o").exists()
+
+
+test_quick_sweep_reads = quick_sweep_test("transformer_limit")

@@ -1,0 +1,33 @@
+"""The checks every experiment's quick sweep gets, made a test in the file of that experiment's end-to-end
+test (`test_quick_sweep_reads = quick_sweep_test(NAME)`): pytest-xdist's loadfile sends one file to one
+worker, so the worker that runs a sweep is the one that reads it, and no worker waits on another's."""
+
+import matplotlib.pyplot as plt
+
+from mfx import catalog, plotting, report
+from mfx.experiment import get
+
+
+def quick_sweep_test(name: str):
+    """A test of the quick sweep of `name`: every column and metric of its rows has its one line in the
+    family's glossary (mfx/<family>/metrics.py), and its figures, as `mfx report` saves them with their
+    claims written under them, read (fonts ≥ 7 pt, nothing cut, no colliding ticks, no legend on data)."""
+
+    def test(quick_table):
+        table = quick_table(name)
+        columns, metrics = catalog.glossary(name)
+        assert [c for c in table.columns if catalog.meaning(columns, c) is None] == []
+        assert [m for m in sorted(table["metric"].unique()) if catalog.meaning(metrics, m) is None] == []
+        assert all(text and "\n" not in text for text in {**columns, **metrics}.values())  # one line each
+        exp = get(name)
+        figs = report.captioned_figures(exp, "quick", table, report.claims_of(exp, table))
+        assert figs
+        problems = {}
+        for key, fig in figs.items():
+            assert fig._supxlabel is not None and "claims (quick)" in fig._supxlabel.get_text()
+            problems[key] = plotting.layout_problems(fig)
+            plt.close(fig)
+        assert {k: v for k, v in problems.items() if v} == {}
+
+    test.__doc__ = f"{name}'s quick rows are in the glossary and its captioned figures read."
+    return test
