@@ -91,9 +91,9 @@ def caption_lines(claims: list[Claim], shown: list[Claim], scale: str, chars: in
     (claims that differ only in their grid coordinates grouped) wrapped to `chars` per line — never
     cut, the figure grows to hold them (a PNG taken into a talk keeps every verdict whole)."""
     counts = {v: sum(c.verdict == v for c in claims) for v in VERDICTS}
-    head = f"claims ({scale}): " + " · ".join(f"{_MARK[v]} {counts[v]} {v}" for v in VERDICTS)
+    head = f"claims ({scale} scale): " + " · ".join(f"{_MARK[v]} {counts[v]} {v}" for v in VERDICTS)
     if len(head) > chars:  # a narrow figure: the marks alone
-        head = f"claims ({scale}): " + " · ".join(f"{_MARK[v]} {counts[v]}" for v in VERDICTS)
+        head = f"claims ({scale} scale): " + " · ".join(f"{_MARK[v]} {counts[v]}" for v in VERDICTS)
     groups: dict[str, list[Claim]] = {}
     for c in shown:
         groups.setdefault(_COORDS.sub("", c.statement).strip(" ,:"), []).append(c)

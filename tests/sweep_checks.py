@@ -24,7 +24,7 @@ def quick_sweep_test(name: str):
         assert figs
         problems = {}
         for key, fig in figs.items():
-            assert fig._supxlabel is not None and "claims (quick)" in fig._supxlabel.get_text()
+            assert fig._supxlabel is not None and "claims (quick scale)" in fig._supxlabel.get_text()
             problems[key] = plotting.layout_problems(fig)
             plt.close(fig)
         assert {k: v for k, v in problems.items() if v} == {}

@@ -57,7 +57,7 @@ def test_layout_problems_catch_what_they_claim_to():
 
 def test_a_caption_cut_with_an_ellipsis_is_a_layout_problem():
     fig = _figure()
-    plotting.caption(fig, ["claims (quick): ✓ 1 pass", "✓ [paper] a claim cut sho…"])
+    plotting.caption(fig, ["claims (quick scale): ✓ 1 pass", "✓ [paper] a claim cut sho…"])
     assert "the caption is cut with an ellipsis (wrap it)" in plotting.layout_problems(fig)
     whole = _figure()
     long = Claim.at_most(

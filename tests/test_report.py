@@ -101,7 +101,7 @@ def test_a_figure_caption_counts_every_verdict_and_groups_claims_by_grid_coordin
         Claim.at_least("x", "another claim, not shown on this figure", 1.0, 0.5, kind="identity", source="i"),
     ]
     lines = report.caption_lines(claims, claims[:3], "quick", chars=80)
-    assert lines[0] == "claims (quick): ✓ 3 pass · ✗ 1 fail · ? 0 inconclusive"
+    assert lines[0] == "claims (quick scale): ✓ 3 pass · ✗ 1 fail · ? 0 inconclusive"
     assert (
         lines[1] == "✗ [paper] ODE plateau level (1/2 pass)"
     )  # the worst verdict of the group marks the line
@@ -113,7 +113,7 @@ def test_a_figure_caption_counts_every_verdict_and_groups_claims_by_grid_coordin
     assert all(len(line) <= 80 for line in lines) and "…" not in "".join(lines)
     assert " ".join(" ".join(lines[2:]).split()).count("and a long explanation") == 6
     narrow = report.caption_lines(claims, [], "paper", chars=40)
-    assert narrow == ["claims (paper): ✓ 3 · ✗ 1 · ? 0"]
+    assert narrow == ["claims (paper scale): ✓ 3 · ✗ 1 · ? 0"]
 
 
 def test_report_over_a_root_has_a_section_per_sweep_and_names_a_variants_overrides(tmp_path, capsys):
