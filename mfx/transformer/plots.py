@@ -5,6 +5,8 @@ come from `analysis`."""
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 import pandas as pd
 from matplotlib import colormaps
@@ -29,7 +31,7 @@ from mfx.transformer.analysis import (
     rms_over_seeds,
     width_fit,
 )
-from mfx.transformer.families import DISTS
+from mfx.transformer.families import CLOSED_FORM_ONLY, DISTS
 
 
 def _exp(table: pd.DataFrame, name: str) -> pd.DataFrame:
@@ -284,6 +286,9 @@ def plot_ntk(table: pd.DataFrame) -> dict:
     e = e[e["n"] == e["n"].max()]
     width = 0.27
     null_label = "exact 0"
+    for i, dist in enumerate(dists):
+        if dist in CLOSED_FORM_ONLY:  # no empirical NTK rows: say so where its bars would stand
+            ax_ntk.text(i, FLOOR + 0.5, "closed form only", rotation=90, ha="center", va="bottom", fontsize=7)
     for k, (b, col) in enumerate(zip(["full", "V", "QK"], _distinct(3))):
         for i, dist in enumerate(dists):
             v = e[(e["dist"] == dist) & (e["block"] == b)]["value"]
@@ -345,6 +350,9 @@ def plot_ntk(table: pd.DataFrame) -> dict:
             label=_name(dist),
         )
         ax_n.fill_between(mid.index, lo.clip(lower=10.0**FLOOR), hi, color=col, alpha=0.15, lw=0)
+    for dist in (d for d in dists if d in CLOSED_FORM_ONLY):
+        label = textwrap.fill(f"{_name(dist)}: closed form only ({CLOSED_FORM_ONLY[dist]})", 28)
+        ax_n.plot([], [], " ", label=label)
     ax_n.set(
         xscale="log",
         yscale="log",
