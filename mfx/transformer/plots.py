@@ -38,6 +38,11 @@ def _exp(table: pd.DataFrame, name: str) -> pd.DataFrame:
     return table[table["experiment"] == name]
 
 
+def _define(ax, text: str) -> None:
+    """A symbol's definition as a legend entry without a marker (the figure defines what it shows)."""
+    ax.plot([], [], " ", label=text)
+
+
 @plotting.draws("transformer_limit")
 def plot_limit(table: pd.DataFrame) -> dict:
     t = _exp(table, "transformer_limit")
@@ -53,6 +58,9 @@ def plot_limit(table: pd.DataFrame) -> dict:
         ax_d.loglog(x, fd["prefactor"] * x ** fd["slope"], "k--", lw=1, label=f"fit: slope {fd['slope']:.2f}")
         ax_d.loglog(x, fd["prefactor"] * x, ":", color="grey", label="derived: slope 1")
     ax_d.xaxis.set_minor_formatter(NullFormatter())
+    L_ref = int(t["L_ref"].max()) if len(t) else 0
+    _define(ax_d, "$f_{L,P}$: the pool's $P$ heads\nin each of $L$ layers")
+    _define(ax_d, f"$f_{{ref}}$: the same at $L_{{ref}} = {L_ref}$\n$i$: input cloud")
     ax_d.set(xlabel="$1/L - 1/L_{ref}$", ylabel="$|f_{L,P} - f_{ref}|$ (RMS over $i$)", title="depth error")
     plotting.legend_outside(ax_d)
     # (b) width error vs H, one curve per L: RMS over seeds ± seed-bootstrap band, t = 0 dashed
@@ -77,6 +85,7 @@ def plot_limit(table: pd.DataFrame) -> dict:
         )
         ax_w.plot(h, fw["prefactor"] * h**-0.5, ":", color="grey", label="derived: $-1/2$")
     ax_w.plot([], [], "--", color="grey", lw=0.8, label="$t = 0$")
+    _define(ax_w, "$f_{L,H}$: $H$ heads per layer\ndrawn from the pool")
     ax_w.set(
         xscale="log", yscale="log", xlabel="heads $H$", ylabel="$|f_{L,H} - f_{L,P}|$", title="width error"
     )
@@ -112,6 +121,7 @@ def plot_limit(table: pd.DataFrame) -> dict:
     for (L, H), col in zip(show, plotting.colors(len(show))):
         c = curves[(curves["L"] == L) & (curves["H"] == H)].groupby("time")["value"].mean()
         ax_l.plot(c.index, c.values, color=col, lw=1, label=f"$L={L}, H={H}$")
+    _define(ax_l, "$t = k\\eta$: $k$ GD steps of size $\\eta$\n($T$: the last)")
     ax_l.set(yscale="log", xlabel=r"flow time $t = k\eta$", ylabel="loss $R$", title="loss curves")
     plotting.legend_outside(ax_l)
     return {"error": fig}
@@ -503,6 +513,7 @@ def plot_adjoint(table: pd.DataFrame) -> dict:
         ylabel="relative RMS error of $LH\\,\\partial R/\\partial\\theta$",
         title="depth: Euler error",
     )
+    _define(ax_l, "$P$: heads of the parameter measure\n$\\sigma_V$: spread of the value draws")
     plotting.legend_below(ax_l, ncol=1)
     ex = adjoint_width_excess(t)
     ex = ex[ex > 0]
@@ -524,6 +535,7 @@ def plot_adjoint(table: pd.DataFrame) -> dict:
         ylabel="$(E\\,e_H^2 - e_P^2)^{1/2}$, $e_H$: error with $H$ heads",
         title="width: Monte Carlo error",
     )
+    _define(ax_h, "$e_P$: the error with all $P$ heads")
     plotting.legend_below(ax_h, ncol=1)
     return {"gradient": fig}
 
