@@ -134,6 +134,7 @@ def quick_table(tmp_path_factory):
             tables[name] = results.collect([out / name / "quick"])[0]
         return tables[name].copy()
 
+    get.root = out  # where the sweeps are: out / name / "quick"
     return get
 
 

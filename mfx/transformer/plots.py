@@ -5,6 +5,8 @@ come from `analysis`."""
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 import pandas as pd
 from matplotlib import colormaps
@@ -29,11 +31,16 @@ from mfx.transformer.analysis import (
     rms_over_seeds,
     width_fit,
 )
-from mfx.transformer.families import DISTS
+from mfx.transformer.families import CLOSED_FORM_ONLY, DISTS
 
 
 def _exp(table: pd.DataFrame, name: str) -> pd.DataFrame:
     return table[table["experiment"] == name]
+
+
+def _define(ax, text: str) -> None:
+    """A symbol's definition as a legend entry without a marker (the figure defines what it shows)."""
+    ax.plot([], [], " ", label=text)
 
 
 @plotting.draws("transformer_limit")
@@ -51,6 +58,9 @@ def plot_limit(table: pd.DataFrame) -> dict:
         ax_d.loglog(x, fd["prefactor"] * x ** fd["slope"], "k--", lw=1, label=f"fit: slope {fd['slope']:.2f}")
         ax_d.loglog(x, fd["prefactor"] * x, ":", color="grey", label="derived: slope 1")
     ax_d.xaxis.set_minor_formatter(NullFormatter())
+    L_ref = int(t["L_ref"].max()) if len(t) else 0
+    _define(ax_d, "$f_{L,P}$: the pool's $P$ heads\nin each of $L$ layers")
+    _define(ax_d, f"$f_{{ref}}$: the same at $L_{{ref}} = {L_ref}$\n$i$: input cloud")
     ax_d.set(xlabel="$1/L - 1/L_{ref}$", ylabel="$|f_{L,P} - f_{ref}|$ (RMS over $i$)", title="depth error")
     plotting.legend_outside(ax_d)
     # (b) width error vs H, one curve per L: RMS over seeds ± seed-bootstrap band, t = 0 dashed
@@ -75,6 +85,7 @@ def plot_limit(table: pd.DataFrame) -> dict:
         )
         ax_w.plot(h, fw["prefactor"] * h**-0.5, ":", color="grey", label="derived: $-1/2$")
     ax_w.plot([], [], "--", color="grey", lw=0.8, label="$t = 0$")
+    _define(ax_w, "$f_{L,H}$: $H$ heads per layer\ndrawn from the pool")
     ax_w.set(
         xscale="log", yscale="log", xlabel="heads $H$", ylabel="$|f_{L,H} - f_{L,P}|$", title="width error"
     )
@@ -110,6 +121,7 @@ def plot_limit(table: pd.DataFrame) -> dict:
     for (L, H), col in zip(show, plotting.colors(len(show))):
         c = curves[(curves["L"] == L) & (curves["H"] == H)].groupby("time")["value"].mean()
         ax_l.plot(c.index, c.values, color=col, lw=1, label=f"$L={L}, H={H}$")
+    _define(ax_l, "$t = k\\eta$: $k$ GD steps of size $\\eta$\n($T$: the last)")
     ax_l.set(yscale="log", xlabel=r"flow time $t = k\eta$", ylabel="loss $R$", title="loss curves")
     plotting.legend_outside(ax_l)
     return {"error": fig}
@@ -121,31 +133,36 @@ def plot_convergence(table: pd.DataFrame) -> dict:
     fig, (ax_loss, ax_lam, ax_ctl, ax_qk) = plotting.figure(2, 2, width=3.6, height=2.8)
     eps = t["eps"].max() if len(t) else 0.0
     summary = t[t["step"].isna()].pivot_table(index=["case", "eps", "seed"], columns="metric", values="value")
-    # (a) injective cases: R(t)/R(0) and the theorem's bound exp(−λ_min(K_0) t/N) (dashed), seed 0
+    # (a) injective cases: R(t)/R(0) and each run's own bound exp(−λ_min(K_0) t/N) (dashed)
     inj = sorted(t.loc[t["role"].isin(["injective", "bound", "kernel0"]), "case"].unique())
+    off = False
     for case, col in zip(inj, plotting.colors(len(inj))):
         c = t[(t["case"] == case) & (t["eps"] == eps) & (t["metric"] == "loss")]
         for s, g in c.groupby("seed"):
-            ax_loss.plot(
+            off |= _plot_clipped(
+                ax_loss,
                 g["time"],
                 g["value"] / g["value"].iloc[0],
+                LOSS_RANGE,
                 color=col,
                 lw=0.8,
                 label=_case_name(case) if s == 0 else None,
             )
-        key = (case, eps, 0.0)
-        if key in summary.index and "lam0" in summary.columns:
-            N, tt = c["N"].iloc[0], np.linspace(0, c["time"].max(), 50)
-            ax_loss.plot(tt, np.exp(-summary.loc[key, "lam0"] * tt / N), "--", color=col, lw=1)
-    ax_loss.plot([], [], "k--", lw=1, label=r"bound $e^{-\lambda_0 t/N}$ (seed 0)")
+            key = (case, eps, s)
+            if key in summary.index and "lam0" in summary.columns:
+                N, tt = g["N"].iloc[0], np.linspace(0, g["time"].max(), 50)
+                bound = np.exp(-summary.loc[key, "lam0"] * tt / N)
+                ax_loss.plot(tt, bound, "--", color=col, lw=0.6)
+    ax_loss.plot([], [], "k--", lw=0.6, label=r"each run's bound $e^{-\lambda_{min}(K_0) t/N}$")
+    _off_scale_entry(ax_loss, off)
     ax_loss.set(
         yscale="log",
-        ylim=(1e-30, 10),
+        ylim=LOSS_RANGE,
         xlabel="flow time $t$",
         ylabel="$R(t)/R(0)$",
         title=r"$\lambda_{min}(K_0) > 0$",
     )
-    plotting.legend_below(ax_loss, ncol=2)
+    plotting.legend_below(ax_loss, ncol=1)
     # (b) λ_min(K_t)/λ_min(K_0) of the trained block along training
     for case, col in zip(inj, plotting.colors(len(inj))):
         c = t[(t["case"] == case) & (t["eps"] == eps) & t["metric"].str.startswith("lam_min_")]
@@ -174,21 +191,31 @@ def plot_convergence(table: pd.DataFrame) -> dict:
     # large initial loss over R(0)
     runs = ["case", "eps", "seed"]
     ratio = t[t["metric"] == "final_over_irreducible"].set_index(runs)["value"]
+    off = False
     for role, col in (("duplicates", "C0"), ("large", "C3")):
         c = t[(t["role"] == role) & (t["metric"] == "loss")]
         for k, (run, g) in enumerate(c.groupby(runs)):
             g = g.sort_values("step")
             if role == "duplicates":
                 norm = g["value"].iloc[-1] / ratio.get(run, np.nan)
-                label = r"duplicates: $R(t)/R_{irr}$"
+                label = r"copies of one cloud: $R(t)/R_{irr}$"
             else:
-                norm, label = g["value"].iloc[0], r"large: $R(t)/R(0)$"
-            ax_ctl.plot(g["time"], g["value"] / norm, color=col, lw=0.8, label=label if k == 0 else None)
+                norm, label = g["value"].iloc[0], r"targets ×30 (large loss): $R(t)/R(0)$"
+            off |= _plot_clipped(
+                ax_ctl,
+                g["time"],
+                g["value"] / norm,
+                CONTROL_RANGE,
+                color=col,
+                lw=0.8,
+                label=label if k == 0 else None,
+            )
     ax_ctl.axhline(1.0, color="C0", ls=":", lw=1, label="irreducible loss")
+    _off_scale_entry(ax_ctl, off)
     ax_ctl.set(
-        yscale="log", ylim=(1e-4, 1e4), xlabel="flow time $t$", ylabel="loss (normalised)", title="controls"
+        yscale="log", ylim=CONTROL_RANGE, xlabel="flow time $t$", ylabel="loss (normalised)", title="controls"
     )
-    plotting.legend_below(ax_ctl, ncol=2)
+    plotting.legend_below(ax_ctl, ncol=1)
     # (d) QK-only training at L = 1: translates (null space of K_QK) against a non-translate pair
     qk = t[t["role"].isin(["qk_translates", "qk_contrast"]) & (t["metric"] == "loss")]
     for case, col in zip(sorted(qk["case"].unique()), plotting.colors(2)):
@@ -204,6 +231,28 @@ def plot_convergence(table: pd.DataFrame) -> dict:
     plotting.legend_below(ax_qk, ncol=2)
     grid = _lh_grid_figure(t)
     return {"loss": fig, **({"lh_grid": grid} if grid is not None else {})}
+
+
+LOSS_RANGE, CONTROL_RANGE = (1e-30, 10.0), (1e-4, 1e4)  # E2's loss axes; runs beyond are clipped and marked
+
+
+def _plot_clipped(ax, x, y, limits, **kw) -> bool:
+    """y drawn on axes limited to `limits` (the axes clip it), with a triangle on the edge where it leaves
+    them (▲ above, or NaN: diverged; ▼ below); True when it left."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    lo, hi = limits
+    ax.plot(x, y, **kw)
+    out = ~((y >= lo) & (y <= hi))
+    leave = np.flatnonzero(out & ~np.concatenate([[False], out[:-1]]))  # first point of each excursion
+    for k in leave:
+        below = y[k] < lo
+        ax.plot(x[k], lo if below else hi, "v" if below else "^", color=kw.get("color"), ms=5, clip_on=False)
+    return len(leave) > 0
+
+
+def _off_scale_entry(ax, off: bool) -> None:
+    if off:
+        ax.plot([], [], "^", color="grey", ms=5, label="off scale: clipped (▲▼ where it leaves)")
 
 
 def _lh_grid_figure(t: pd.DataFrame):
@@ -284,6 +333,9 @@ def plot_ntk(table: pd.DataFrame) -> dict:
     e = e[e["n"] == e["n"].max()]
     width = 0.27
     null_label = "exact 0"
+    for i, dist in enumerate(dists):
+        if dist in CLOSED_FORM_ONLY:  # no empirical NTK rows: say so where its bars would stand
+            ax_ntk.text(i, FLOOR + 0.5, "closed form only", rotation=90, ha="center", va="bottom", fontsize=7)
     for k, (b, col) in enumerate(zip(["full", "V", "QK"], _distinct(3))):
         for i, dist in enumerate(dists):
             v = e[(e["dist"] == dist) & (e["block"] == b)]["value"]
@@ -345,6 +397,9 @@ def plot_ntk(table: pd.DataFrame) -> dict:
             label=_name(dist),
         )
         ax_n.fill_between(mid.index, lo.clip(lower=10.0**FLOOR), hi, color=col, alpha=0.15, lw=0)
+    for dist in (d for d in dists if d in CLOSED_FORM_ONLY):
+        label = textwrap.fill(f"{_name(dist)}: closed form only ({CLOSED_FORM_ONLY[dist]})", 28)
+        ax_n.plot([], [], " ", label=label)
     ax_n.set(
         xscale="log",
         yscale="log",
@@ -458,6 +513,7 @@ def plot_adjoint(table: pd.DataFrame) -> dict:
         ylabel="relative RMS error of $LH\\,\\partial R/\\partial\\theta$",
         title="depth: Euler error",
     )
+    _define(ax_l, "$P$: heads of the parameter measure\n$\\sigma_V$: spread of the value draws")
     plotting.legend_below(ax_l, ncol=1)
     ex = adjoint_width_excess(t)
     ex = ex[ex > 0]
@@ -479,6 +535,7 @@ def plot_adjoint(table: pd.DataFrame) -> dict:
         ylabel="$(E\\,e_H^2 - e_P^2)^{1/2}$, $e_H$: error with $H$ heads",
         title="width: Monte Carlo error",
     )
+    _define(ax_h, "$e_P$: the error with all $P$ heads")
     plotting.legend_below(ax_h, ncol=1)
     return {"gradient": fig}
 
@@ -489,7 +546,7 @@ CASE_NAMES = {
     "injective": "two-Gaussian mixtures",
     "injective_v": "mixtures, only V trained",
     "injective_cloud": "mixtures, $n = 1024$, $L = 1$",
-    "injective_small": "mixtures, close targets ($0.1\\varepsilon$)",
+    "injective_small": "mixtures, targets 10× closer",
     "injective_discrete": "discrete clouds",
     "translates_qk": "translates of one cloud",
     "distinct_qk": "cubes of two radii",

@@ -1,5 +1,5 @@
 import pytest
-from sweep_checks import quick_sweep_test
+from sweep_checks import quick_sweep_test, warnings_under
 
 from mfx import plotting
 from mfx.experiment import get
@@ -45,6 +45,15 @@ def test_absurd_sizes_are_refused_before_anything_runs(mfx_main, capsys, tmp_pat
     assert mfx_main("run", f"experiment={NAME}", override, f"out={tmp_path / 'o'}") == 2
     assert "GiB" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
+
+
+def test_paper_laplace_jobs_warn_nothing(run_experiment, tmp_path):
+    """The paper grid's Laplace jobs (d = 1, 2, 3: at d = 1 the tilts' tails are heaviest), which warned
+    at every d before; the other paper jobs run the quick code path at other d and sizes."""
+    table = run_experiment(NAME, "scale=paper", "model.dist=laplace")
+    assert sorted(table["d"].unique()) == [1, 2, 3]
+    assert not (table["metric"] == "ntk_ratio").any()  # closed form only
+    assert warnings_under(tmp_path / "out" / NAME) == []
 
 
 test_quick_sweep_reads = quick_sweep_test("transformer_ntk")
