@@ -484,6 +484,9 @@ def hessian(table):
     return figs
 
 
+GAP_SHIFT = {"ode": -0.12, "sgd": 0.12}  # x offsets of the two methods in the zero-mode gap panel
+
+
 def _zero_modes(t):
     """quad_hessian: the zero-mode split at the minima the ODE and SGD reach (rows state = reached)."""
     fig, axes = figure(3, 1, width=2.6, height=2.6)
@@ -510,7 +513,7 @@ def _zero_modes(t):
             ):
                 v = d[d["metric"] == col]
                 axes[2].semilogy(
-                    v["p"],
+                    v["p"] + GAP_SHIFT[method],  # side by side: the ODE's markers sit under SGD's otherwise
                     v["value"].abs(),
                     m2,
                     color=c,
@@ -519,18 +522,22 @@ def _zero_modes(t):
                     label=f"{name}, {method.upper()}" if first else None,
                 )
     band = rng("hessian_zero_band")
-    axes[0].set_ylabel("zero modes along rotations")
-    axes[1].set_ylabel(r"other zero modes / $(N-p^*)$")
+    axes[0].set_ylabel("zero modes")
+    axes[1].set_ylabel(r"zero modes / $(N-p^*)$")
     axes[2].set_ylabel(r"$|\lambda|$ / $4aa^*$")
-    axes[2].axhline(band, color="k", lw=0.6)
-    # x in axes fraction: between the grid's first two p, clear of the spine and of the markers
-    axes[2].text(
-        0.25, band * 1.3, "zero band", fontsize=7, ha="center", transform=axes[2].get_yaxis_transform()
+    low, high = axes[2].get_ylim()
+    axes[2].set_ylim(low, high)  # the band fills the panel below its edge, without new margins
+    axes[2].axhspan(
+        low,
+        band,
+        color="0.9",
+        zorder=0,
+        label=f"zero band: |λ| ≤ {band:g}·4aa*\n(4aa*: the smallest non-zero λ\nat a solution)",
     )
     for ax in axes:
         ax.set_xlabel(r"student width $p$")
-    axes[0].set_title(r"rotations: $pp^* - p^*(p^*+1)/2$", fontsize=8)
-    axes[1].set_title(r"overparameterisation: $p - p^*$", fontsize=8)
+    axes[0].set_title(r"along rotations: $pp^* - p^*(p^*+1)/2$", fontsize=8)
+    axes[1].set_title(r"other (overparameterisation): $p - p^*$", fontsize=8)
     axes[2].set_title("gap around zero", fontsize=8)
     plotting.legend_below(axes[0], ncol=1)
     plotting.legend_below(axes[2], ncol=1)
