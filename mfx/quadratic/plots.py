@@ -38,7 +38,7 @@ def _band(ax, d, color, log=True, label=None):
 @plotting.draws(
     "quad_curves",
     captions={
-        "eps": ("plateau", "tail", "ε_g at τ", "limit ε", "same tau axis"),
+        "eps": ("plateau", "tail", "ε_g at τ", "limit ε", "same τ axis"),
         "cross_check": ("full SGD",),
         "order_parameters": (),
     },
@@ -142,8 +142,13 @@ def curves(table):
                 label=f"$p$={p}" if k == 1 else None,
             )
     for ax, label in zip(axes, (r"tr $Q$", r"$\|\rho\|_F$", r"eigenvalues of $Q$ (ODE)")):
-        ax.set_xlabel(r"$\tau$")
+        ax.set_xlabel(r"$\tau = a\eta\alpha$")
         ax.set_ylabel(label)
+    p_star = int(t["p_star"].iloc[0])
+    axes[2].plot([], [], "-", color="grey", label=rf"lines: ODE at the SGD's $g$, $p^*$={p_star}")
+    axes[2].plot(
+        [], [], "o", color="grey", mfc="none", ms=2.5, label="markers + band: SGD\n(seed median, 10–90 %)"
+    )
     plotting.legend_outside(axes[2])
     figs["order_parameters"] = fig
     return figs
@@ -152,8 +157,8 @@ def curves(table):
 @plotting.draws(
     "quad_escape",
     captions={
-        "tau_vs_lnN": ("slope of τ_esc", "same tau axis", "full SGD"),
-        "tau_vs_p": ("spread of the slope", "tau_esc(p=p*)", "sigma_max"),
+        "tau_vs_lnN": ("slope of τ_esc", "same τ axis", "full SGD"),
+        "tau_vs_p": ("spread of the slope", "τ_esc(p=p*)", "σ_max"),
         "prefactor": ("exit",),
     },
 )

@@ -225,7 +225,7 @@ def test_identity_claims_are_labelled(run_experiment):
     )
     labelled = {c.statement for c in get("quad_implicit_bias").claims(table) if c.identity}
     assert labelled == {
-        "ODE drift ||S(t) − S(0)||_F up to tau = 200",
+        "ODE drift ||S(t) − S(0)||_F up to τ = 200",
         "ODE final polar factor vs polar(ρ0)",
     }
 
@@ -335,7 +335,7 @@ def test_curves_time_axis_fails_when_sgd_drops_the_square_factor(run_experiment,
     Measured at seeds 0–2: ratio 1.52–1.72 (u ≤ 0.06) at every p, against 1 ± 0.15."""
     _sgd_with(monkeypatch, eta_factor=0.5, which=("overlap",))
     table = run_experiment("quad_curves", "scale=quick", "model.full_N=0")
-    _all_fail("quad_curves", table, "SGD/ODE eps(tau) on the same tau axis")
+    _all_fail("quad_curves", table, "SGD/ODE ε_g(τ) on the same τ axis")
 
 
 @pytest.mark.slow
@@ -346,7 +346,7 @@ def test_curves_time_axis_catches_sgd_running_faster_than_its_tau(run_experiment
     a pass), against 1 ± 0.15 and 0.89–0.98 without the mistake: the precise p = 8 claim catches it."""
     _sgd_with(monkeypatch, eta_factor=1.3, which=("overlap",))
     table = run_experiment("quad_curves", "scale=quick", "model.full_N=0")
-    _all_fail("quad_curves", table, "SGD/ODE eps(tau) on the same tau axis", lambda s: "p=8," in s)
+    _all_fail("quad_curves", table, "SGD/ODE ε_g(τ) on the same τ axis", lambda s: "p=8," in s)
 
 
 @pytest.mark.slow
@@ -413,7 +413,7 @@ def test_escape_time_axis_fails_when_sgd_drops_the_square_factor(run_experiment,
     (measured: SGD/ODE ratio 1.69 ± 0.03 at p* = 1 and p* = 2, allowed 1 ± 0.15)."""
     _sgd_with(monkeypatch, eta_factor=0.5, which=("overlap",))
     table = _escape(run_experiment, "model.p=1,2", "model.full_N=0", "model.sgd_N=[1000,10000]")
-    _all_fail("quad_escape", table, "SGD/ODE escape time on the same tau axis")
+    _all_fail("quad_escape", table, "SGD/ODE escape time on the same τ axis")
 
 
 @pytest.mark.slow
@@ -427,7 +427,7 @@ def test_escape_time_axis_fails_when_sgd_runs_faster_than_its_tau(run_experiment
     """Tried mistake: SGD runs at 1.3 η while its τ axis assumes η."""
     _sgd_with(monkeypatch, eta_factor=1.3, which=("overlap",))
     table = _escape(run_experiment, "model.p=1,2", "model.full_N=0", "model.sgd_N=[1000,10000]")
-    _all_fail("quad_escape", table, "SGD/ODE escape time on the same tau axis")
+    _all_fail("quad_escape", table, "SGD/ODE escape time on the same τ axis")
 
 
 @pytest.mark.slow
