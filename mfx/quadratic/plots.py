@@ -38,7 +38,7 @@ def _band(ax, d, color, log=True, label=None):
 @plotting.draws(
     "quad_curves",
     captions={
-        "eps": ("plateau", "tail", "ε_g at τ", "limit ε", "same tau axis"),
+        "eps": ("plateau", "tail", "ε_g at τ", "limit ε", "same τ axis"),
         "cross_check": ("full SGD",),
         "order_parameters": (),
     },
@@ -142,8 +142,13 @@ def curves(table):
                 label=f"$p$={p}" if k == 1 else None,
             )
     for ax, label in zip(axes, (r"tr $Q$", r"$\|\rho\|_F$", r"eigenvalues of $Q$ (ODE)")):
-        ax.set_xlabel(r"$\tau$")
+        ax.set_xlabel(r"$\tau = a\eta\alpha$")
         ax.set_ylabel(label)
+    p_star = int(t["p_star"].iloc[0])
+    axes[2].plot([], [], "-", color="grey", label=rf"lines: ODE at the SGD's $g$, $p^*$={p_star}")
+    axes[2].plot(
+        [], [], "o", color="grey", mfc="none", ms=2.5, label="markers + band: SGD\n(seed median, 10–90 %)"
+    )
     plotting.legend_outside(axes[2])
     figs["order_parameters"] = fig
     return figs
@@ -152,8 +157,8 @@ def curves(table):
 @plotting.draws(
     "quad_escape",
     captions={
-        "tau_vs_lnN": ("slope of τ_esc", "same tau axis", "full SGD"),
-        "tau_vs_p": ("spread of the slope", "tau_esc(p=p*)", "sigma_max"),
+        "tau_vs_lnN": ("slope of τ_esc", "same τ axis", "full SGD"),
+        "tau_vs_p": ("spread of the slope", "τ_esc(p=p*)", "σ_max"),
         "prefactor": ("exit",),
     },
 )
@@ -484,6 +489,9 @@ def hessian(table):
     return figs
 
 
+GAP_SHIFT = {"ode": -0.12, "sgd": 0.12}  # x offsets of the two methods in the zero-mode gap panel
+
+
 def _zero_modes(t):
     """quad_hessian: the zero-mode split at the minima the ODE and SGD reach (rows state = reached)."""
     fig, axes = figure(3, 1, width=2.6, height=2.6)
@@ -510,7 +518,7 @@ def _zero_modes(t):
             ):
                 v = d[d["metric"] == col]
                 axes[2].semilogy(
-                    v["p"],
+                    v["p"] + GAP_SHIFT[method],  # side by side: the ODE's markers sit under SGD's otherwise
                     v["value"].abs(),
                     m2,
                     color=c,
@@ -519,18 +527,22 @@ def _zero_modes(t):
                     label=f"{name}, {method.upper()}" if first else None,
                 )
     band = rng("hessian_zero_band")
-    axes[0].set_ylabel("zero modes along rotations")
-    axes[1].set_ylabel(r"other zero modes / $(N-p^*)$")
+    axes[0].set_ylabel("zero modes")
+    axes[1].set_ylabel(r"zero modes / $(N-p^*)$")
     axes[2].set_ylabel(r"$|\lambda|$ / $4aa^*$")
-    axes[2].axhline(band, color="k", lw=0.6)
-    # x in axes fraction: between the grid's first two p, clear of the spine and of the markers
-    axes[2].text(
-        0.25, band * 1.3, "zero band", fontsize=7, ha="center", transform=axes[2].get_yaxis_transform()
+    low, high = axes[2].get_ylim()
+    axes[2].set_ylim(low, high)  # the band fills the panel below its edge, without new margins
+    axes[2].axhspan(
+        low,
+        band,
+        color="0.9",
+        zorder=0,
+        label=f"zero band: |λ| ≤ {band:g}·4aa*\n(4aa*: the smallest non-zero λ\nat a solution)",
     )
     for ax in axes:
         ax.set_xlabel(r"student width $p$")
-    axes[0].set_title(r"rotations: $pp^* - p^*(p^*+1)/2$", fontsize=8)
-    axes[1].set_title(r"overparameterisation: $p - p^*$", fontsize=8)
+    axes[0].set_title(r"along rotations: $pp^* - p^*(p^*+1)/2$", fontsize=8)
+    axes[1].set_title(r"other (overparameterisation): $p - p^*$", fontsize=8)
     axes[2].set_title("gap around zero", fontsize=8)
     plotting.legend_below(axes[0], ncol=1)
     plotting.legend_below(axes[2], ncol=1)

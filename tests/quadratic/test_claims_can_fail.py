@@ -28,6 +28,10 @@ def _all_fail(name, table, prefix, where=lambda statement: True):
 # ------------------------------------------------------------------------------------------ quad_hessian
 
 
+# the constructed states' claims only: p = p* and p > p*, one short SGD run (its claims are not read)
+CONSTRUCTED_ONLY = ("scale=quick", "model.p=2,3", "model.sgd_seeds=1", "model.sgd_tau_max=1.0")
+
+
 def _plateau_without_the_plus_two(p, T, a, a_star):
     """Mistake: the plateau norm q̄ = a* tr T/(a p), dropping the +2 of the a² tr Q² term's gradient."""
     trT = float(np.trace(T))
@@ -37,7 +41,7 @@ def _plateau_without_the_plus_two(p, T, a, a_star):
 
 def test_hessian_plateau_claims_fail_with_the_wrong_plateau_norm(run_experiment, monkeypatch):
     monkeypatch.setattr(model, "plateau", _plateau_without_the_plus_two)
-    table = run_experiment("quad_hessian", "scale=quick")
+    table = run_experiment("quad_hessian", *CONSTRUCTED_ONLY)
     _all_fail("quad_hessian", table, "max |eigenvalue − closed form| at the plateau")
     # at p = p* the teacher directions become flat (4a(a − a*) = 0): counts and the saddle are lost
     _all_fail("quad_hessian", table, "|counts − closed form| at the plateau", lambda s: "p=2," in s)
@@ -47,7 +51,7 @@ def test_hessian_plateau_claims_fail_with_the_wrong_plateau_norm(run_experiment,
 def test_hessian_solution_claims_fail_with_the_inverted_solution_scale(run_experiment, monkeypatch):
     """Mistake: s = √(a/a*) instead of √(a*/a) (student and teacher readouts swapped)."""
     monkeypatch.setattr(model, "solution_scale", lambda a, a_star: float(np.sqrt(a / a_star)))
-    table = run_experiment("quad_hessian", "scale=quick")
+    table = run_experiment("quad_hessian", *CONSTRUCTED_ONLY)
     p_ne_p_star = lambda s: "p=2," not in s
     _all_fail("quad_hessian", table, "max |eigenvalue − closed form| at the solution", p_ne_p_star)
     _all_fail("quad_hessian", table, "|counts − closed form| at the solution", p_ne_p_star)
@@ -221,7 +225,7 @@ def test_identity_claims_are_labelled(run_experiment):
     )
     labelled = {c.statement for c in get("quad_implicit_bias").claims(table) if c.identity}
     assert labelled == {
-        "ODE drift ||S(t) − S(0)||_F up to tau = 200",
+        "ODE drift ||S(t) − S(0)||_F up to τ = 200",
         "ODE final polar factor vs polar(ρ0)",
     }
 
@@ -265,7 +269,7 @@ def test_selection_fails_with_the_inverted_solution_scale(run_experiment, monkey
     """Mistake: the closest solution scaled by s = √(a/a*) instead of √(a*/a)."""
     monkeypatch.setattr(model, "solution_scale", lambda a, a_star: float(np.sqrt(a / a_star)))
     table = run_experiment(
-        "quad_implicit_bias", "scale=quick", "model.full_seeds=0", "model.sgd_g=[0.01,0.09]"
+        "quad_implicit_bias", "scale=quick", "model.full_seeds=0", "model.sgd_g=[0.09]", "model.sgd_seeds=32"
     )
     _all_fail("quad_implicit_bias", table, "SGD ends at the closest solution")
 
@@ -331,7 +335,7 @@ def test_curves_time_axis_fails_when_sgd_drops_the_square_factor(run_experiment,
     Measured at seeds 0–2: ratio 1.52–1.72 (u ≤ 0.06) at every p, against 1 ± 0.15."""
     _sgd_with(monkeypatch, eta_factor=0.5, which=("overlap",))
     table = run_experiment("quad_curves", "scale=quick", "model.full_N=0")
-    _all_fail("quad_curves", table, "SGD/ODE eps(tau) on the same tau axis")
+    _all_fail("quad_curves", table, "SGD/ODE ε_g(τ) on the same τ axis")
 
 
 @pytest.mark.slow
@@ -342,7 +346,7 @@ def test_curves_time_axis_catches_sgd_running_faster_than_its_tau(run_experiment
     a pass), against 1 ± 0.15 and 0.89–0.98 without the mistake: the precise p = 8 claim catches it."""
     _sgd_with(monkeypatch, eta_factor=1.3, which=("overlap",))
     table = run_experiment("quad_curves", "scale=quick", "model.full_N=0")
-    _all_fail("quad_curves", table, "SGD/ODE eps(tau) on the same tau axis", lambda s: "p=8," in s)
+    _all_fail("quad_curves", table, "SGD/ODE ε_g(τ) on the same τ axis", lambda s: "p=8," in s)
 
 
 @pytest.mark.slow
@@ -409,7 +413,7 @@ def test_escape_time_axis_fails_when_sgd_drops_the_square_factor(run_experiment,
     (measured: SGD/ODE ratio 1.69 ± 0.03 at p* = 1 and p* = 2, allowed 1 ± 0.15)."""
     _sgd_with(monkeypatch, eta_factor=0.5, which=("overlap",))
     table = _escape(run_experiment, "model.p=1,2", "model.full_N=0", "model.sgd_N=[1000,10000]")
-    _all_fail("quad_escape", table, "SGD/ODE escape time on the same tau axis")
+    _all_fail("quad_escape", table, "SGD/ODE escape time on the same τ axis")
 
 
 @pytest.mark.slow
@@ -423,7 +427,7 @@ def test_escape_time_axis_fails_when_sgd_runs_faster_than_its_tau(run_experiment
     """Tried mistake: SGD runs at 1.3 η while its τ axis assumes η."""
     _sgd_with(monkeypatch, eta_factor=1.3, which=("overlap",))
     table = _escape(run_experiment, "model.p=1,2", "model.full_N=0", "model.sgd_N=[1000,10000]")
-    _all_fail("quad_escape", table, "SGD/ODE escape time on the same tau axis")
+    _all_fail("quad_escape", table, "SGD/ODE escape time on the same τ axis")
 
 
 @pytest.mark.slow

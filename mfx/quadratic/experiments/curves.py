@@ -205,7 +205,7 @@ def claims_curves(table):
         out.append(
             Claim.within(
                 "quad_curves",
-                f"SGD/ODE eps(tau) on the same tau axis, p={p}, p*={p_star}",
+                f"SGD/ODE ε_g(τ) on the same τ axis, p={p}, p*={p_star}",
                 crossing_ratio(pair),
                 1.0,
                 tol("curves.tau_axis"),
@@ -229,7 +229,7 @@ def claims_curves(table):
             out.append(
                 Claim.within(
                     "quad_curves",
-                    f"full SGD / overlap chain eps(tau) crossing times, p={p}, p*={p_star}, N={N_x}",
+                    f"full SGD / overlap chain ε_g(τ) crossing times, p={p}, p*={p_star}, N={N_x}",
                     ratio(x),
                     1.0,
                     tol("curves.xcheck"),

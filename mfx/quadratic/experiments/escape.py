@@ -299,7 +299,7 @@ def claims_escape(table):
         out.append(
             Claim.within(
                 "quad_escape",
-                f"SGD/ODE escape time on the same tau axis, p*={p_star}, p={p}",
+                f"SGD/ODE escape time on the same τ axis, p*={p_star}, p={p}",
                 tau_ratio(d),
                 1.0,
                 tol("escape.tau_axis"),
@@ -405,7 +405,7 @@ def _exit_claims(rows, scale) -> list[Claim]:
     out = [
         Claim.within(
             "quad_escape",
-            f"ODE exit rate of eps_pl − eps, p*={p_star} (mean over p ≥ p*)",
+            f"ODE exit rate of ε_pl − ε_g, p*={p_star} (mean over p ≥ p*)",
             rate(d),
             theory[min(theory)]["exit_rate"],
             ranges.rng("escape.exit_rate", scale),

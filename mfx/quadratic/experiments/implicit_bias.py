@@ -200,7 +200,7 @@ def claims_implicit_bias(table):
     out.append(
         Claim.at_most(
             "quad_implicit_bias",
-            "ODE drift ||S(t) − S(0)||_F up to tau = 200",
+            "ODE drift ||S(t) − S(0)||_F up to τ = 200",
             float(ode_drift["value"].max()) if len(ode_drift) else float("nan"),
             rng("ib_ode_drift"),
             f"max over {n_ode} seeds × {ode_drift.groupby(['p', 'p_star']).ngroups} "
@@ -284,7 +284,7 @@ def claims_implicit_bias(table):
         out.append(
             Claim.within(
                 "quad_implicit_bias",
-                f"full SGD / overlap chain eps(tau) crossing times, p={p}, p*={p_star}",
+                f"full SGD / overlap chain ε_g(τ) crossing times, p={p}, p*={p_star}",
                 ratio(d),
                 1.0,
                 rng("ib_xcheck_tol", scale),
