@@ -308,7 +308,7 @@ def implicit_bias(table):
                 q[0.5].iloc[0] * (q.index.values / q.index[0]) ** 0.5,
                 "k:",
                 lw=0.8,
-                label=r"paper $\propto \sqrt{\eta}$" if pair == pairs[0] else None,
+                label=r"derived $\propto \sqrt{\eta}$" if pair == pairs[0] else None,
             )
     axes[0].set_xlabel(r"$\tau$")
     axes[0].set_ylabel(r"$\|S(t) - S(0)\|_F$")
