@@ -546,7 +546,7 @@ CASE_NAMES = {
     "injective": "two-Gaussian mixtures",
     "injective_v": "mixtures, only V trained",
     "injective_cloud": "mixtures, $n = 1024$, $L = 1$",
-    "injective_small": "mixtures, targets 10× closer",
+    "injective_small": "mixtures, targets 50× closer",
     "injective_discrete": "discrete clouds",
     "translates_qk": "translates of one cloud",
     "distinct_qk": "cubes of two radii",

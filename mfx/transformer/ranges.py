@@ -130,6 +130,12 @@ RANGES: dict[str, dict] = {
         "why": "a late phase spans ≥ 4 decades of R before a rate is fitted (shorter windows have not yet "
         "aligned the residual with the slowest NTK mode)",
     },
+    "E2_small_loss": {
+        "value": 0.5,
+        "why": "the derivation's hypothesis (convergence.py docstring): the trajectory stays where "
+        "λ_min(K_t) ≥ λ_min(K_0)/2; a run whose kernel leaves that region (min over the recorded t) started "
+        "outside the small-loss regime, and the bound claim leaves it out (counted)",
+    },
     "E2_bound": {
         "value": 1.0,
         "why": "derived (convergence.py docstring, science §2.3): R(t) ≤ R(0)·exp(−λ_min(K_0)·t/N) at every t "
@@ -154,10 +160,11 @@ RANGES: dict[str, dict] = {
     "E2_rate_0": {
         "value": 1.0,
         "tol": 0.15,
-        "why": "derived: where the kernel barely moves (targets 10× closer, role `kernel0`: λ_min(K_T)/λ_min(K_0) "
-        "= 0.95…1.11) the slowest run's late rate is the GD rate of λ_min(K_0) as well, up to that drift "
-        "(±0.11) — hence ±0.15. Minimum over runs 0.947 at seeds 0–5 (quick, 24 runs); a kernel off by ×1.3 "
-        "reads ≤ 0.78, one off by ÷1.3 ≥ 1.22",
+        "why": "derived: where the kernel barely moves (role `kernel0`) the slowest run's late rate is the GD "
+        "rate of λ_min(K_0) as well, up to the drift λ_min(K_T)/λ_min(K_0). Set at targets 10× closer, where "
+        "that drift read 0.95…1.11 at seeds 0–5 — hence ±0.15; the fresh seeds 1004–1007 then showed a drift "
+        "of 0.79 (seed 1005), so the targets are now 50× closer (eps_factor 0.02) and the range is kept. "
+        "A kernel off by ×1.3 reads ≤ 0.78, one off by ÷1.3 ≥ 1.22",
     },
     "E2_irreducible": {
         "value": 0.01,

@@ -7,6 +7,11 @@ since under the flow dR/dt = −(1/N²) rᵀK_t r ≤ −(2λ_min(K_t)/N) R,
 
     R(t) ≤ R(0)·exp(−c·λ_0·t),   c = 1/N   (the factor 2 of 2λ/N spent on λ_min(K_t) ≥ λ_0/2),
 
+"Small" has no number in the summary, so the bound is checked on the runs that stayed in that region
+(min over the recorded t of λ_min(K_t)/λ_0 ≥ ½); the others are counted as left out (at ε = 0.3, 2 of
+the 16 injective runs on the fresh seeds 1004–1007 fell to 0.38 and 0.46 of λ_0 and broke the bound
+by 15 % and 2 %; a share over 20 % makes the claim inconclusive).
+
 with K = L·H·J Jᵀ the kernel in flow time t = k·η (GD with learning rate η·L·H, `model.learning_rate`).
 GD with ηλ_max/N ≤ 1 decays along every NTK mode at least as fast as the flow ((1 − x)^{2k} ≤ e^{−2kx}),
 so the bound applies to the recorded GD steps as they are — which is why each run takes its step from
@@ -22,7 +27,7 @@ and R = |r|²/(2N) decays along the slowest mode of K_T at the GD rate −(2/η)
 residual that has not yet aligned with the slowest mode decays faster (ratio ≥ 1, at most λ₂/λ_min:
 1.15–1.25 on some fresh seeds), so the prediction is two-sided only for the slowest run: every ratio is
 ≥ 1 and the aligned runs read 1.  The claim reads the minimum over runs; a kernel of the wrong scale
-moves every ratio, and the minimum with them, by that factor.  Where the targets are close (role `kernel0`, the target noise ×0.1) the kernel moves in
+moves every ratio, and the minimum with them, by that factor.  Where the targets are close (role `kernel0`, the target noise ×0.02) the kernel moves in
 proportion to the distance travelled, K_T ≈ K_0, and the late rate is the GD rate of λ_min(K_0) too.
 
 Convergence as L, H grow (issue 24 §4; role `grid`): the same inputs and target noise at (L, H) = (2, 4)
@@ -277,6 +282,14 @@ def _describe(table: pd.DataFrame, metric: str, roles: tuple) -> str:
     )
 
 
+def _in_regime(table: pd.DataFrame, roles: tuple) -> pd.DataFrame:
+    """The rows of the runs of `roles` that kept the derivation's hypothesis λ_min(K_t) ≥ λ_min(K_0)/2 at
+    every recorded t (RANGES["E2_small_loss"]): the local PL region the small-initial-loss theorem needs."""
+    v = _summary(table, "lam_min_over_lam0", *roles)
+    keep = v[v["value"] >= RANGES["E2_small_loss"]["value"]][["case", "eps", "seed"]]
+    return table.merge(keep.drop_duplicates(), on=["case", "eps", "seed"])
+
+
 def _claim(side, table, statement, metric, roles, how, bound, scale, extra="", **kw):
     """A worst-run check: the theorem (and each control) is a statement about every trajectory, and
     each run's value is deterministic given its seed, so the check is exact (u = 0); the spread over
@@ -349,10 +362,12 @@ def claims(table: pd.DataFrame) -> list[Claim]:
     injective = ("injective", "bound", "kernel0", "grid")
     lam0 = _summary(t, "lam0", *injective)["value"]
     drift = _summary(t, "lam_T_over_lam0", "kernel0")["value"]
+    regime = _in_regime(t, injective)
+    of = _runs(t, injective)
     out = [
         _claim(
             "at_least",
-            t,
+            regime,
             "λ_min(K_0) > 0, small initial loss: R(t) ≤ R(0)·exp(−λ_min(K_0)·t/N) at every t "
             "(min over t and runs of the rate achieved up to t over λ_min(K_0)/N)",
             "bound_rate_ratio",
@@ -361,6 +376,10 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             RANGES["E2_bound"]["value"],
             scale,
             f"; λ_min(K_0) {lam0.min():.3g}…{lam0.max():.3g}" if len(lam0) else "",
+            excluded=of - _runs(regime, injective),
+            excluded_why="λ_min(K_t) fell below λ_min(K_0)/2: the run left the small-loss region the "
+            "derivation assumes",
+            of=of,
             kind="derived",
             source=f"{DERIVATION}: the constant 1/N is derived here from dR/dt ≤ −(2λ_min(K_t)/N)·R with "
             "λ_min(K_t) ≥ λ_min(K_0)/2; conventions K = L·H·J Jᵀ, flow time t = k·η, lr = η·L·H",
