@@ -48,7 +48,7 @@ def _error_panels(table, name, x, curve, slope_fit, slope_at, window=None):
                 yerr=inside["se"],
                 fmt="*",
                 color=c,
-                label=f"${curve}$ = {value:g} (slope {own:.2f})",
+                label=f"${curve}$ = {value:g}" + (f" (slope {own:.2f})" if np.isfinite(own) else ""),
             )
             out = e[~e["fitted"]]
             if len(out):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from mfx.experiment import Claim, Experiment, register
+from omegaconf import OmegaConf
+
+from mfx.experiment import Claim, ConfigError, Experiment, check, register
 from mfx.resnet import ranges
 from mfx.resnet.analysis import (
     depth_err,
@@ -11,29 +13,76 @@ from mfx.resnet.analysis import (
     rms_over_seeds,
     term_share,
     two_term_fit,
+    width_window,
     worst_step,
 )
 from mfx.resnet.experiments.common import (
     _scale,
+    _validate_model,
     boot_sd,
     last_step_rows,
     memory_errors,
     n_seeds,
     run_errors,
     trained_claim,
-    validate_errors,
 )
 from mfx.resnet.ranges import FIG2, THM1, TIGHT
+
+
+def _widths(m) -> list[int]:
+    """The widths M of model.M (a list, or one width) that the job at depth m.L trains: those inside
+    the fit window (`analysis.width_window`: 16·L·M ≤ L_ref·M_ref), the only points a claim reads."""
+    widths = list(m.M) if OmegaConf.is_list(m.M) else [m.M]
+    return [M for M in widths if width_window({"L": m.L, "M": M, "L_ref": m.L_ref, "M_ref": m.M_ref})]
+
+
+def _at_width(cfg, M):
+    job = cfg.copy()
+    OmegaConf.update(job, "model.M", M, merge=False)
+    return job
+
+
+def run_depth(cfg):
+    """One depth L: err_f, err_h vs the shared reference of every width of `_widths`."""
+    return [row for M in _widths(cfg.model) for row in run_errors(_at_width(cfg, M))]
+
+
+def validate_depth(cfg):
+    m = cfg.model
+    widths = list(m.M) if OmegaConf.is_list(m.M) else [m.M]
+    if not widths:
+        raise ConfigError("model.M must be a width M ≥ 1 or a non-empty list of them (got [])")
+    for M in widths:
+        _validate_model(_at_width(cfg, M), reference_needed=False)
+    check(cfg, "model.L_ref", int, low=m.L)
+    check(cfg, "model.M_ref", int, low=1)
+    if not _widths(m):
+        raise ConfigError(
+            f"model.M_ref: no width of model.M = {widths} at L = {m.L} has 16·L·M ≤ L_ref·M_ref "
+            f"= {m.L_ref}·{m.M_ref} (the fit window: the reference's own error negligible)"
+        )
+
+
+def memory_depth(cfg):
+    """`memory_errors` at the widest width trained."""
+    return max(memory_errors(_at_width(cfg, M)) for M in _widths(cfg.model) or [1])
 
 
 def claims_depth(table):
     """The slope in L at M = 1 is −1/2 (the fluctuation term b/√(LM) dominates a single unit per
     layer), and a/L + b/√(LM) describes the (L, M) grid where the reference's own error is negligible
-    (L·M ≤ L_ref·M_ref/16, as resnet_width).  The grid reaches M = 64 (paper: 256) so that the fit
-    resolves a: with M ≤ 16 the a/L term carried too little of the error and a sat at its bound 0
-    (issue 22); a claim resting on a coefficient at its bound is inconclusive.
+    (L·M ≤ L_ref·M_ref/16, as resnet_width; the only points trained, see `_widths`).
 
-    Quick scale (L ≤ 128, 128×128 reference) uses ±0.15 and R² ≥ 0.9 (paper: ±0.1, R² ≥ 0.95, the
+    Why the grid reaches M = 1024 (paper: 256) at small L: the RMS over reps adds the depth bias a/L
+    and the fluctuation b/√(LM) in quadrature (E‖e‖² = bias² + variance), so a/L adds to the error
+    only where it is comparable to b/√(LM).  On the former quick grid (M ≤ 64) it added ≤ 14 % at
+    (L, M) = (2, 64) (ten fresh seeds pooled: quadrature a ≈ 0.07, b ≈ 0.72), while the points at
+    L·M ≤ 8 sit 5–14 % below b/√(LM); the per-point seed SD of the log error is ≈ 0.12.  The fitted
+    a read 0.009 ± 0.009 even pooled over the ten seeds, and sat at its bound 0 on 2 of them.  With
+    M = 256, 1024 at L ≤ 8 (a/L ≈ b/√(LM) there) a reads ≈ 4–8 SE from 0 on seeds 2000..2005.
+    A claim resting on a coefficient at its bound is inconclusive.
+
+    Quick scale (L ≤ 128, 128×256 reference) uses ±0.15 and R² ≥ 0.9 (paper: ±0.1, R² ≥ 0.95, the
     README's): with M = 1 the per-configuration error is itself a random variable (one unit per
     layer), so the quick grid's reps leave a seed-bootstrap SD of the slope of ≈ 0.05 (over L = 2..32
     it was ≈ 0.06 and the slope read −0.34 … −0.51 over seeds 0..3, 1000..1002; hence L to 128).  Both
@@ -117,10 +166,10 @@ register(
         family="resnet",
         description="error vs depth L at fixed D, one curve per M (incl. M = 1)",
         figure="Fig. 2 (error rates)",
-        run=run_errors,
+        run=run_depth,
         claims=claims_depth,
-        validate=validate_errors,
-        memory=memory_errors,
+        validate=validate_depth,
+        memory=memory_depth,
         memory_keys="model.L, model.M, model.L_ref, model.M_ref, model.D",
     )
 )
