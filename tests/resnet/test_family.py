@@ -78,7 +78,7 @@ def _cfg(model):
     "name, overrides",
     [
         ("resnet_depth", ["model.L=2,4", "model.M=[1]", "model.L_ref=8", "model.M_ref=8"]),
-        ("resnet_width", ["model.L=2", "model.M=1,4", "model.L_ref=16", "model.M_ref=8"]),
+        ("resnet_width", ["model.L=2", "model.M=[1,4]", "model.L_ref=16", "model.M_ref=8"]),
         ("resnet_dim", ["model.D=4,8", "model.L=4", "model.M=4", "model.L_ref=8", "model.M_ref=8"]),
         (
             "resnet_lazy",

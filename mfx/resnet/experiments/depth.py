@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from omegaconf import OmegaConf
-
-from mfx.experiment import Claim, ConfigError, Experiment, check, register
+from mfx.experiment import Claim, Experiment, register
 from mfx.resnet import ranges
 from mfx.resnet.analysis import (
     depth_err,
@@ -13,65 +11,25 @@ from mfx.resnet.analysis import (
     rms_over_seeds,
     term_share,
     two_term_fit,
-    width_window,
     worst_step,
 )
 from mfx.resnet.experiments.common import (
     _scale,
-    _validate_model,
     boot_sd,
     last_step_rows,
-    memory_errors,
+    memory_window,
     n_seeds,
-    run_errors,
+    run_window,
     trained_claim,
+    validate_window,
 )
 from mfx.resnet.ranges import FIG2, THM1, TIGHT
-
-
-def _widths(m) -> list[int]:
-    """The widths M of model.M (a list, or one width) that the job at depth m.L trains: those inside
-    the fit window (`analysis.width_window`: 16·L·M ≤ L_ref·M_ref), the only points a claim reads."""
-    widths = list(m.M) if OmegaConf.is_list(m.M) else [m.M]
-    return [M for M in widths if width_window({"L": m.L, "M": M, "L_ref": m.L_ref, "M_ref": m.M_ref})]
-
-
-def _at_width(cfg, M):
-    job = cfg.copy()
-    OmegaConf.update(job, "model.M", M, merge=False)
-    return job
-
-
-def run_depth(cfg):
-    """One depth L: err_f, err_h vs the shared reference of every width of `_widths`."""
-    return [row for M in _widths(cfg.model) for row in run_errors(_at_width(cfg, M))]
-
-
-def validate_depth(cfg):
-    m = cfg.model
-    widths = list(m.M) if OmegaConf.is_list(m.M) else [m.M]
-    if not widths:
-        raise ConfigError("model.M must be a width M ≥ 1 or a non-empty list of them (got [])")
-    for M in widths:
-        _validate_model(_at_width(cfg, M), reference_needed=False)
-    check(cfg, "model.L_ref", int, low=m.L)
-    check(cfg, "model.M_ref", int, low=1)
-    if not _widths(m):
-        raise ConfigError(
-            f"model.M_ref: no width of model.M = {widths} at L = {m.L} has 16·L·M ≤ L_ref·M_ref "
-            f"= {m.L_ref}·{m.M_ref} (the fit window: the reference's own error negligible)"
-        )
-
-
-def memory_depth(cfg):
-    """`memory_errors` at the widest width trained."""
-    return max(memory_errors(_at_width(cfg, M)) for M in _widths(cfg.model) or [1])
 
 
 def claims_depth(table):
     """The slope in L at M = 1 is −1/2 (the fluctuation term b/√(LM) dominates a single unit per
     layer), and a/L + b/√(LM) describes the (L, M) grid where the reference's own error is negligible
-    (L·M ≤ L_ref·M_ref/16, as resnet_width; the only points trained, see `_widths`).
+    (L·M ≤ L_ref·M_ref/16, as resnet_width; the only points trained, see `common.run_window`).
 
     Why the grid reaches M = 1024 (paper: 256) at small L: the RMS over reps adds the depth bias a/L
     and the fluctuation b/√(LM) in quadrature (E‖e‖² = bias² + variance), so a/L adds to the error
@@ -166,10 +124,10 @@ register(
         family="resnet",
         description="error vs depth L at fixed D, one curve per M (incl. M = 1)",
         figure="Fig. 2 (error rates)",
-        run=run_depth,
+        run=run_window,
         claims=claims_depth,
-        validate=validate_depth,
-        memory=memory_depth,
+        validate=validate_window,
+        memory=memory_window,
         memory_keys="model.L, model.M, model.L_ref, model.M_ref, model.D",
     )
 )

@@ -9,11 +9,11 @@ from mfx.resnet.experiments.common import (
     _scale,
     boot_sd,
     last_step_rows,
-    memory_errors,
+    memory_window,
     n_seeds,
-    run_errors,
+    run_window,
     trained_claim,
-    validate_errors,
+    validate_window,
 )
 from mfx.resnet.ranges import THM1, TIGHT
 
@@ -99,10 +99,10 @@ register(
         family="resnet",
         description="error vs width M at fixed L, one curve per L",
         figure="Fig. 2 (error rates)",
-        run=run_errors,
+        run=run_window,
         claims=claims_width,
-        validate=validate_errors,
-        memory=memory_errors,
+        validate=validate_window,
+        memory=memory_window,
         memory_keys="model.L, model.M, model.L_ref, model.M_ref, model.D",
     )
 )
