@@ -236,13 +236,11 @@ def _limit_panels(table, ax, ax_star):
         "-",
         color="0.4",
         lw=0.8,
-        label=f"fit $A\\alpha^{{{law['p']:.2f}}} + B\\alpha^{{{law['q']:.2f}}}$",
+        label=f"fit $A\\alpha^{{{law['p']:.2f}}} + B\\alpha^{{{law['q']:.2f}}}$\n"
+        "(paper: $O(1/\\alpha + 1/L + \\alpha/\\sqrt{LM})$)",
     )
     ax.set_xlabel("$\\alpha$  (window $1/2 \\leq \\alpha \\leq \\sqrt{LM}/2$)")
     ax.set_ylabel("RMS distance to the tangent limit")
-    ax.set_title(
-        f"paper: $O(1/\\alpha + 1/L + \\alpha/\\sqrt{{LM}})$; 1/α term measured $\\alpha^{{{law['p']:.2f}}}$"
-    )
     plotting.legend_outside(ax)
     star = law["alpha_star"]
     ax_star.loglog(star["LM"], star["alpha_star"], "*", color="C0", label="fitted $\\alpha^*$")
