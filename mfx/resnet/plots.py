@@ -21,9 +21,9 @@ def _paper_line(ax, x, y0, x0, slope, label, color="k"):
 
 
 def _log_ticks(ax, ticks):
-    """Labelled ticks at the grid values, each ≥ (max/min)^(1/6) above the last one kept (at most
-    seven, spread in log: the labels of a dense grid such as D = 64, 96, 128 would collide)."""
-    ratio = (max(ticks) / min(ticks)) ** (1 / 6)
+    """Labelled ticks at the grid values, each ≥ max(2.5, (max/min)^(1/6)) times the last one kept
+    (at most seven, spread in log: on a narrow panel 64 and 128 collide, as D = 64, 96, 128 do)."""
+    ratio = max(2.5, (max(ticks) / min(ticks)) ** (1 / 6))
     kept = [ticks[0]]
     for t in ticks[1:]:
         if t >= kept[-1] * ratio * 0.99:
