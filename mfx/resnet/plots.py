@@ -21,7 +21,14 @@ def _paper_line(ax, x, y0, x0, slope, label, color="k"):
 
 
 def _log_ticks(ax, ticks):
-    ticks = ticks[::2] if len(ticks) > 7 else ticks  # every other one of a dense grid: labels would collide
+    """Labelled ticks at the grid values, each ≥ max(2.5, (max/min)^(1/6)) times the last one kept
+    (at most seven, spread in log: on a narrow panel 64 and 128 collide, as D = 64, 96, 128 do)."""
+    ratio = max(2.5, (max(ticks) / min(ticks)) ** (1 / 6))
+    kept = [ticks[0]]
+    for t in ticks[1:]:
+        if t >= kept[-1] * ratio * 0.99:
+            kept.append(t)
+    ticks = kept
     ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
     ax.xaxis.set_minor_formatter(NullFormatter())
 
@@ -48,7 +55,7 @@ def _error_panels(table, name, x, curve, slope_fit, slope_at, window=None):
                 yerr=inside["se"],
                 fmt="*",
                 color=c,
-                label=f"${curve}$ = {value:g} (slope {own:.2f})",
+                label=f"${curve}$ = {value:g}" + (f" (slope {own:.2f})" if np.isfinite(own) else ""),
             )
             out = e[~e["fitted"]]
             if len(out):
@@ -59,7 +66,19 @@ def _error_panels(table, name, x, curve, slope_fit, slope_at, window=None):
             ax.plot(xs, fit.evaluate(both, {"a": 1 / L, "b": 1 / np.sqrt(L * M)}), "-", color=c, lw=0.8)
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.plot([], [], "-", color="0.4", lw=0.8, label=f"${both['a']:.2g}/L + {both['b']:.2g}/\\sqrt{{LM}}$")
+        ax.plot(
+            [],
+            [],
+            "-",
+            color="0.4",
+            lw=0.8,
+            label=(
+                f"fit $a/L + {both['b']:.2g}/\\sqrt{{LM}}$, $a \\approx 0$ (at bound)"
+                if "a" in both.at_bound
+                else f"fit ${both['a']:.2g}/L + {both['b']:.2g}/\\sqrt{{LM}}$"
+            )
+            + f" ($R^2$ = {both.r2:.2f})",
+        )
         if not err["fitted"].all():
             ax.plot(
                 [], [], "o", mfc="none", color="0.4", ms=3, label=r"$LM > L_{ref}M_{ref}/16$ (not fitted)"
@@ -77,7 +96,6 @@ def _error_panels(table, name, x, curve, slope_fit, slope_at, window=None):
                     label=f"fit at ${curve}$ = {slope_at:g}: slope {slope_fit['slope']:.2f}",
                 )
                 _paper_line(ax, xs, e["value"].iloc[0] * 1.6, xs[0], -0.5, "paper: slope $-1/2$")
-        ax.set_title(f"$R^2$ of the two-term fit = {both.r2:.2f}")
         _log_ticks(ax, sorted(err[x].unique()))
         ax.set_xlabel(f"${x}$")
         ax.set_ylabel(label + " at step $K$")
@@ -218,13 +236,11 @@ def _limit_panels(table, ax, ax_star):
         "-",
         color="0.4",
         lw=0.8,
-        label=f"fit $A\\alpha^{{{law['p']:.2f}}} + B\\alpha^{{{law['q']:.2f}}}$",
+        label=f"fit $A\\alpha^{{{law['p']:.2f}}} + B\\alpha^{{{law['q']:.2f}}}$\n"
+        "(paper: $O(1/\\alpha + 1/L + \\alpha/\\sqrt{LM})$)",
     )
     ax.set_xlabel("$\\alpha$  (window $1/2 \\leq \\alpha \\leq \\sqrt{LM}/2$)")
     ax.set_ylabel("RMS distance to the tangent limit")
-    ax.set_title(
-        f"paper: $O(1/\\alpha + 1/L + \\alpha/\\sqrt{{LM}})$; 1/α term measured $\\alpha^{{{law['p']:.2f}}}$"
-    )
     plotting.legend_outside(ax)
     star = law["alpha_star"]
     ax_star.loglog(star["LM"], star["alpha_star"], "*", color="C0", label="fitted $\\alpha^*$")

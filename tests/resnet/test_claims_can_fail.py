@@ -31,16 +31,6 @@ def fanin_sqrt_M(mp):
     mp.setattr(model, "train", wrong)
 
 
-def rate_without_L(mp):
-    """Raw GD rate η·M·D/α², the depth factor L of the mean-field rate η·L·M·D/α² forgotten."""
-    train = model.train
-
-    def wrong(W_E, W_U, U, V, X, Y, alpha=1.0, eta=1.0, K=15, sigma="tanh"):
-        return train(W_E, W_U, U, V, X, Y, alpha, eta / U.shape[1], K, sigma)
-
-    mp.setattr(model, "train", wrong)
-
-
 def preact_from_input(mp):
     """Every block reads the embedding h_0 instead of the running state h_{l-1} (P_l = <u, h_0>/D):
     the ResNet becomes a plain average of L·M units, with no ODE and no Euler (1/L) error."""
@@ -174,9 +164,8 @@ CASES = [
     (
         "resnet_depth",
         units_tied_across_layers,
-        ["vs L at M = 1 (step K)", "vs L at M = 1 at every GD step k"],
+        ["vs L at M = 1 (step K)", "vs L at M = 1 at every GD step k", "R² (log space) of a/L + b/√(LM)"],
     ),
-    ("resnet_depth", rate_without_L, ["R² (log space) of a/L + b/√(LM)"]),
     ("resnet_width", fanin_sqrt_M, ["vs M at the largest L (L·M", "vs M at the largest L at every GD step"]),
     ("resnet_width", preact_from_input, ["1/L floor"]),
     (
@@ -199,9 +188,9 @@ CASES = [
         ["width exponent of one network", "width exponent at the largest L at every"],
     ),
     ("resnet_limit", training_off, ["the networks learn"]),
-    ("resnet_phase", alpha_over_D, ["critical gamma*", "lazy side"]),
-    ("resnet_phase", alpha_forgets_v_std, ["critical gamma*", "subcritical side"]),
-    ("resnet_phase", residual_scale_off_by_D_02, ["critical gamma*"]),
+    ("resnet_phase", alpha_over_D, ["critical γ*", "lazy side"]),
+    ("resnet_phase", alpha_forgets_v_std, ["critical γ*", "subcritical side"]),
+    ("resnet_phase", residual_scale_off_by_D_02, ["critical γ*"]),
 ]
 FAST: set[str] = set()  # each takes 20–90 s (a quick sweep): `make test-all` runs them
 

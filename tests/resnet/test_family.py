@@ -77,8 +77,8 @@ def _cfg(model):
 @pytest.mark.parametrize(
     "name, overrides",
     [
-        ("resnet_depth", ["model.L=2,4", "model.M=1", "model.L_ref=8", "model.M_ref=8"]),
-        ("resnet_width", ["model.L=2", "model.M=1,4", "model.L_ref=16", "model.M_ref=8"]),
+        ("resnet_depth", ["model.L=2,4", "model.M=[1]", "model.L_ref=8", "model.M_ref=8"]),
+        ("resnet_width", ["model.L=2", "model.M=[1,4]", "model.L_ref=16", "model.M_ref=8"]),
         ("resnet_dim", ["model.D=4,8", "model.L=4", "model.M=4", "model.L_ref=8", "model.M_ref=8"]),
         (
             "resnet_lazy",
@@ -91,7 +91,7 @@ def _cfg(model):
                 "model.M_ref=8",
             ],
         ),
-        ("resnet_phase", ["model.D=4,8", "model.L=4", "model.M=4"]),
+        ("resnet_phase", ["model.D=4,8", "model.gamma=0.5", "model.L=4", "model.M=4"]),
     ],
 )
 def test_partial_grid_gives_inconclusive_claims_and_a_report(name, overrides, run_experiment, tmp_path):

@@ -9,8 +9,9 @@ as in the author's code, see `mfx.resnet.analysis`):
     err_f   RMS over (n, output coordinate) of f − f_ref
     err_h   per-coordinate RMS over (n, embedding coordinate) of h_L − h_L,ref (science §4.1)
 
-`run_errors` and `validate_errors` are the run and validation of both resnet_depth and resnet_width
-(and the validation of resnet_dim).
+`run_window` and `validate_window` are the run and validation of both resnet_depth and resnet_width:
+one job per depth L trains each width of the list model.M inside the window 16·L·M ≤ L_ref·M_ref
+where their claims fit (`analysis.width_window`); `validate_errors` is resnet_dim's validation.
 
 Seeds: rep r of the top-level `seed` s draws every random stream of the rep (data, W_E, W_U,
 units, reference units) from the stream id s·SEED_BLOCK + r, which is also its `seed` column.  So
@@ -20,6 +21,7 @@ seed = 0 gives reps 0..reps-1, and each other seed an independent block of reps.
 from __future__ import annotations
 
 import torch
+from omegaconf import OmegaConf
 
 from mfx import cache, fit, runtime
 from mfx.experiment import Claim, ConfigError, check
@@ -201,6 +203,50 @@ def memory_errors(cfg):
 
 def validate_errors(cfg):
     _validate_model(cfg)
+
+
+# ------------------------------------------------------- one job per L, its widths in the window
+
+
+def _widths(m) -> list[int]:
+    """The widths M of model.M (a list, or one width) that the job at depth m.L trains: those inside
+    the fit window (`analysis.width_window`: 16·L·M ≤ L_ref·M_ref), the only points a claim reads."""
+    widths = list(m.M) if OmegaConf.is_list(m.M) else [m.M]
+    return [
+        M for M in widths if analysis.width_window({"L": m.L, "M": M, "L_ref": m.L_ref, "M_ref": m.M_ref})
+    ]
+
+
+def _at_width(cfg, M):
+    job = cfg.copy()
+    OmegaConf.update(job, "model.M", M, merge=False)
+    return job
+
+
+def run_window(cfg):
+    """One depth L (resnet_depth, resnet_width): `run_errors` at every width of `_widths`."""
+    return [row for M in _widths(cfg.model) for row in run_errors(_at_width(cfg, M))]
+
+
+def validate_window(cfg):
+    m = cfg.model
+    widths = list(m.M) if OmegaConf.is_list(m.M) else [m.M]
+    if not widths:
+        raise ConfigError("model.M must be a width M ≥ 1 or a non-empty list of them (got [])")
+    for M in widths:
+        _validate_model(_at_width(cfg, M), reference_needed=False)
+    check(cfg, "model.L_ref", int, low=m.L)
+    check(cfg, "model.M_ref", int, low=1)
+    if not _widths(m):
+        raise ConfigError(
+            f"model.M_ref: no width of model.M = {widths} at L = {m.L} has 16·L·M ≤ L_ref·M_ref "
+            f"= {m.L_ref}·{m.M_ref} (the fit window: the reference's own error negligible)"
+        )
+
+
+def memory_window(cfg):
+    """`memory_errors` at the widest width trained."""
+    return max(memory_errors(_at_width(cfg, M)) for M in _widths(cfg.model) or [1])
 
 
 # ------------------------------------------------------------------------ trained dynamics

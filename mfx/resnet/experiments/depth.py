@@ -17,11 +17,11 @@ from mfx.resnet.experiments.common import (
     _scale,
     boot_sd,
     last_step_rows,
-    memory_errors,
+    memory_window,
     n_seeds,
-    run_errors,
+    run_window,
     trained_claim,
-    validate_errors,
+    validate_window,
 )
 from mfx.resnet.ranges import FIG2, THM1, TIGHT
 
@@ -29,11 +29,18 @@ from mfx.resnet.ranges import FIG2, THM1, TIGHT
 def claims_depth(table):
     """The slope in L at M = 1 is −1/2 (the fluctuation term b/√(LM) dominates a single unit per
     layer), and a/L + b/√(LM) describes the (L, M) grid where the reference's own error is negligible
-    (L·M ≤ L_ref·M_ref/16, as resnet_width).  The grid reaches M = 64 (paper: 256) so that the fit
-    resolves a: with M ≤ 16 the a/L term carried too little of the error and a sat at its bound 0
-    (issue 22); a claim resting on a coefficient at its bound is inconclusive.
+    (L·M ≤ L_ref·M_ref/16, as resnet_width; the only points trained, see `common.run_window`).
 
-    Quick scale (L ≤ 128, 128×128 reference) uses ±0.15 and R² ≥ 0.9 (paper: ±0.1, R² ≥ 0.95, the
+    Why the grid reaches M = 1024 (paper: 256) at small L: the RMS over reps adds the depth bias a/L
+    and the fluctuation b/√(LM) in quadrature (E‖e‖² = bias² + variance), so a/L adds to the error
+    only where it is comparable to b/√(LM).  On the former quick grid (M ≤ 64) it added ≤ 14 % at
+    (L, M) = (2, 64) (ten fresh seeds pooled: quadrature a ≈ 0.07, b ≈ 0.72), while the points at
+    L·M ≤ 8 sit 5–14 % below b/√(LM); the per-point seed SD of the log error is ≈ 0.12.  The fitted
+    a read 0.009 ± 0.009 even pooled over the ten seeds, and sat at its bound 0 on 2 of them.  With
+    M = 256, 1024 at L ≤ 8 (a/L ≈ b/√(LM) there) a reads ≈ 4–8 SE from 0 on seeds 2000..2005.
+    A claim resting on a coefficient at its bound is inconclusive.
+
+    Quick scale (L ≤ 128, 128×256 reference) uses ±0.15 and R² ≥ 0.9 (paper: ±0.1, R² ≥ 0.95, the
     README's): with M = 1 the per-configuration error is itself a random variable (one unit per
     layer), so the quick grid's reps leave a seed-bootstrap SD of the slope of ≈ 0.05 (over L = 2..32
     it was ≈ 0.06 and the slope read −0.34 … −0.51 over seeds 0..3, 1000..1002; hence L to 128).  Both
@@ -117,10 +124,10 @@ register(
         family="resnet",
         description="error vs depth L at fixed D, one curve per M (incl. M = 1)",
         figure="Fig. 2 (error rates)",
-        run=run_errors,
+        run=run_window,
         claims=claims_depth,
-        validate=validate_errors,
-        memory=memory_errors,
+        validate=validate_window,
+        memory=memory_window,
         memory_keys="model.L, model.M, model.L_ref, model.M_ref, model.D",
     )
 )

@@ -139,7 +139,7 @@ def claims_lazy(table):
     return [
         Claim.within(
             "resnet_lazy",
-            "slope of the local feature movement vs alpha",
+            "slope of the local feature movement vs α",
             loc["slope"],
             ranges.value("lazy_local_slope"),
             ranges.tol("lazy_local_slope", scale),
@@ -155,7 +155,7 @@ def claims_lazy(table):
         ),
         Claim.at_most(
             "resnet_lazy",
-            "slope of the distance to the (blockwise) tangent model vs alpha (decays at least like 1/alpha)",
+            "slope of the distance to the (blockwise) tangent model vs α (decays at least like 1/α)",
             tan["slope"],
             ranges.value("lazy_tangent_slope"),
             f"{scale}: {tan.describe('slope')} (the bound's exponent is −1: faster decay, the bound is not "
@@ -171,7 +171,7 @@ def claims_lazy(table):
         ),
         Claim.at_most(
             "resnet_lazy",
-            "distance to the tangent mean ODE limit (i.i.d. init) falls at least like 1/alpha: exponent p",
+            "distance to the tangent mean ODE limit (i.i.d. init) falls at least like 1/α: exponent p",
             law["p"],
             ranges.value("lazy_p"),
             law_detail + f" (the 1/α term measured as α^{law['p']:.2f}: faster than the bound's α^−1, "
@@ -186,7 +186,7 @@ def claims_lazy(table):
         ),
         Claim.within(
             "resnet_lazy",
-            "distance to the tangent mean ODE limit (i.i.d. init) rises like alpha/√(LM): exponent q",
+            "distance to the tangent mean ODE limit (i.i.d. init) rises like α/√(LM): exponent q",
             law["q"],
             ranges.value("lazy_q"),
             ranges.tol("lazy_q", scale),
@@ -201,7 +201,7 @@ def claims_lazy(table):
         ),
         Claim.within(
             "resnet_lazy",
-            "optimal alpha* of the distance to the limit grows like (LM)^(1/4): exponent r",
+            "optimal α* of the distance to the limit grows like (LM)^(1/4): exponent r",
             law["r"],
             ranges.value("lazy_r"),
             ranges.tol("lazy_r", scale),
@@ -216,7 +216,7 @@ def claims_lazy(table):
         ),
         Claim.at_most(
             "resnet_lazy",
-            "paired init: the distance to the limit does not grow with alpha (no alpha/√(LM) term)",
+            "paired init: the distance to the limit does not grow with α (no α/√(LM) term)",
             flat,
             ranges.value("lazy_paired_flat"),
             f"{scale}: slope over alpha ≥ 2 (pooled over sizes) = {flat:.3f}",

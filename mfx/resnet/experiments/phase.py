@@ -190,7 +190,7 @@ def claims_phase(table):
     return [
         Claim.within(
             "resnet_phase",
-            "critical gamma*: the local-update exponent in D at the largest stable rate crosses 0",
+            "critical γ*: the local-update exponent in D at the largest stable rate crosses 0",
             analysis.phase_gamma_star(table),
             ranges.value("phase_gamma_star"),
             ranges.tol("phase_gamma_star", scale),
@@ -203,7 +203,7 @@ def claims_phase(table):
         ),
         Claim.within(
             "resnet_phase",
-            f"MLU needs movement: feature-movement exponent in D at gamma = {critical:g}, largest stable rate",
+            f"MLU needs movement: feature-movement exponent in D at γ = {critical:g}, largest stable rate",
             move_stat(table),
             ranges.value("phase_movement_critical"),
             ranges.tol("phase_movement_critical", scale),
@@ -215,12 +215,12 @@ def claims_phase(table):
             how="seed bootstrap SD",
             kind="identity",
             source="the stability edge is where the output change per step is O(1), so at a fixed fraction "
-            "of it h_L moves O(1) whatever gamma: the 'with non-vanishing movement' half of MLU",
+            "of it h_L moves O(1) whatever γ: the 'with non-vanishing movement' half of MLU",
             **kw_ex,
         ),
         Claim.at_most(
             "resnet_phase",
-            f"lazy side (gamma ≥ {lazy:g}): local-update exponent in D negative (largest over gamma)",
+            f"lazy side (γ ≥ {lazy:g}): local-update exponent in D negative (largest over γ)",
             lazy_stat(table),
             ranges.value("phase_update_lazy"),
             detail,
@@ -232,7 +232,7 @@ def claims_phase(table):
         ),
         Claim.at_most(
             "resnet_phase",
-            f"subcritical side (gamma ≤ {sub:g}): diversity exponent in D negative (largest over gamma)",
+            f"subcritical side (γ ≤ {sub:g}): diversity exponent in D negative (largest over γ)",
             sub_stat(table),
             ranges.value("phase_diversity_sub"),
             detail,

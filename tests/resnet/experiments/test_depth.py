@@ -41,6 +41,7 @@ def test_quick_scale_claims_pass(quick_table):
         ("model.alpha=0", "model.alpha"),
         ("model.L=256", "model.L_ref"),
         ("model.M=1,256", "model.M_ref"),
+        ("model.M=[1,0]", "model.M"),
         ("model.sigma=softmax", "model.sigma"),
     ],
 )

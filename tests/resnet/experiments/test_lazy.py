@@ -10,10 +10,10 @@ from mfx import plotting
 from mfx.resnet import plots
 
 CLAIMS = [
-    "local feature movement vs alpha",
-    "tangent model vs alpha",
-    "falls at least like 1/alpha: exponent p",
-    "rises like alpha/√(LM): exponent q",
+    "local feature movement vs α",
+    "tangent model vs α",
+    "falls at least like 1/α: exponent p",
+    "rises like α/√(LM): exponent q",
     "grows like (LM)^(1/4)",
     "paired init: the distance to the limit does not grow",
     "the networks learn",

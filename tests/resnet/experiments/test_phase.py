@@ -7,7 +7,7 @@ from mfx import experiment as registry
 from mfx import plotting
 from mfx.resnet import plots
 
-CLAIMS = ["critical gamma*", "MLU needs movement", "lazy side", "subcritical side"]
+CLAIMS = ["critical γ*", "MLU needs movement", "lazy side", "subcritical side"]
 
 
 def test_quick_scale_claims_pass(quick_table):
