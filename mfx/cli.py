@@ -51,7 +51,7 @@ Each job writes rows.csv under OUT/NAME/SCALE/<overrides>/; rerunning skips fini
 
 examples:
   mfx run experiment=resnet_phase scale=quick
-  mfx run experiment=resnet_depth model.M=1,4 out=/scratch/mfx      # replace one axis of the grid
+  mfx run experiment=resnet_depth model.L=2,4,8 out=/scratch/mfx    # replace one axis of the grid
   mfx run experiment=quad_curves hydra/launcher=joblib               # local processes
   mfx run experiment=resnet_width scale=paper hydra/launcher=submitit_slurm \\
       hydra.launcher.partition=gpu hydra.launcher.timeout_min=60

@@ -8,7 +8,6 @@ standard errors of the RMS (or mean) over reps; legends sit outside the data.
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.ticker import NullFormatter
 
 from mfx import fit, plotting
 from mfx.resnet import analysis  # the fits used by the claims, drawn as they are evaluated
@@ -18,19 +17,6 @@ def _paper_line(ax, x, y0, x0, slope, label, color="k"):
     """A dotted line of the paper's slope through (x0, y0), over the range of x."""
     xs = np.geomspace(min(x), max(x), 20)
     ax.loglog(xs, y0 * (xs / x0) ** slope, ":", color=color, lw=1.0, label=label)
-
-
-def _log_ticks(ax, ticks):
-    """Labelled ticks at the grid values, each ≥ max(2.5, (max/min)^(1/6)) times the last one kept
-    (at most seven, spread in log: on a narrow panel 64 and 128 collide, as D = 64, 96, 128 do)."""
-    ratio = max(2.5, (max(ticks) / min(ticks)) ** (1 / 6))
-    kept = [ticks[0]]
-    for t in ticks[1:]:
-        if t >= kept[-1] * ratio * 0.99:
-            kept.append(t)
-    ticks = kept
-    ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
-    ax.xaxis.set_minor_formatter(NullFormatter())
 
 
 def _error_panels(table, name, x, curve, slope_fit, slope_at, window=None):
@@ -96,7 +82,7 @@ def _error_panels(table, name, x, curve, slope_fit, slope_at, window=None):
                     label=f"fit at ${curve}$ = {slope_at:g}: slope {slope_fit['slope']:.2f}",
                 )
                 _paper_line(ax, xs, e["value"].iloc[0] * 1.6, xs[0], -0.5, "paper: slope $-1/2$")
-        _log_ticks(ax, sorted(err[x].unique()))
+        plotting.grid_ticks(ax, sorted(err[x].unique()))
         ax.set_xlabel(f"${x}$")
         ax.set_ylabel(label + " at step $K$")
         plotting.legend_outside(ax)
@@ -167,7 +153,7 @@ def dim(table):
     for ax in axes:
         ax.set_xscale("log")
         ax.set_yscale("log")
-        _log_ticks(ax, sorted(err["D"].unique()))
+        plotting.grid_ticks(ax, sorted(err["D"].unique()))
         ax.set_xlabel("$D$")
         ax.set_title(
             f"$L$ = {L:g}, $M$ = {M:g}; fit over {fitted['D'].min():g} ≤ $D$ ≤ {fitted['D'].max():g}"
@@ -207,7 +193,7 @@ def lazy(table):
         _paper_line(ax, m["alpha"], m["value"].iloc[0] * 1.6, m["alpha"].iloc[0], paper, bound)
         ax.set_xscale("log")
         ax.set_yscale("log")
-        _log_ticks(ax, sorted(m["alpha"].unique()))
+        plotting.grid_ticks(ax, sorted(m["alpha"].unique()))
         ax.set_xlabel("$\\alpha$")
         ax.set_ylabel(ylabel + " at step $K$")
         plotting.legend_outside(ax)
@@ -284,7 +270,7 @@ def phase(table):
         ax_search.loglog(ok["D"] * shift, ok["rate"], ".", color=color, ms=3, label=f"$\\gamma$ = {gamma:g}")
         ax_search.loglog(bad["D"] * shift, bad["rate"], "x", color=color, ms=3)
     if len(runs):
-        _log_ticks(ax_search, sorted(runs["D"].unique()))
+        plotting.grid_ticks(ax_search, sorted(runs["D"].unique()))
     ax_search.plot([], [], ".", color="grey", ms=3, label="stable run")  # the markers, in the legend
     ax_search.plot([], [], "x", color="grey", ms=3, label="unstable run")
     ax_search.set_xlabel("$D$")
@@ -316,7 +302,7 @@ def limit(table):
             label=f"fit at $k = K$: $L^{{{depth['slope']:.2f}}}$",
         )
         _paper_line(ax_bias, Ls, euler["value"].iloc[0] * 1.5, Ls[0], -1.0, "paper: $1/L$ (tight)")
-        _log_ticks(ax_bias, sorted(euler["L"].unique()))
+        plotting.grid_ticks(ax_bias, sorted(euler["L"].unique()))
     ax_bias.set_xlabel("$L$")
     ax_bias.set_ylabel(f"error of the Euler network\n($M = M_p$ = {M_p:g}: every layer the pool)")
     plotting.legend_outside(ax_bias)
@@ -342,7 +328,7 @@ def limit(table):
     ax_one.set_xscale("log")
     ax_one.set_yscale("log")
     if len(err):
-        _log_ticks(ax_one, sorted(err["M"].unique()))
+        plotting.grid_ticks(ax_one, sorted(err["M"].unique()))
     ax_one.set_xlabel("$M$")
     ax_one.set_ylabel("RMS error of one network")
     plotting.legend_outside(ax_one)

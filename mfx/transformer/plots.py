@@ -513,6 +513,7 @@ def plot_adjoint(table: pd.DataFrame) -> dict:
         ylabel="relative RMS error of $LH\\,\\partial R/\\partial\\theta$",
         title="depth: Euler error",
     )
+    plotting.grid_ticks(ax_l, sorted(dep["L"].unique()))
     _define(ax_l, "$P$: heads of the parameter measure\n$\\sigma_V$: spread of the value draws")
     plotting.legend_below(ax_l, ncol=1)
     ex = adjoint_width_excess(t)
@@ -535,6 +536,7 @@ def plot_adjoint(table: pd.DataFrame) -> dict:
         ylabel="$(E\\,e_H^2 - e_P^2)^{1/2}$, $e_H$: error with $H$ heads",
         title="width: Monte Carlo error",
     )
+    plotting.grid_ticks(ax_h, sorted(ex.index.unique()))
     _define(ax_h, "$e_P$: the error with all $P$ heads")
     plotting.legend_below(ax_h, ncol=1)
     return {"gradient": fig}
