@@ -150,7 +150,8 @@ def seed_bootstrap(
 
     A resample draws as many seeds as the table has and relabels the copies 0, 1, …, so a statistic
     that groups or aggregates by seed sees each copy as its own seed.  The SD of the returned values
-    is the seed-bootstrap uncertainty of `statistic(table)` (NaN replicates are kept as NaN).
+    is the seed-bootstrap uncertainty of `statistic(table)` (NaN replicates are kept as NaN).  A
+    statistic that returns k numbers (several claims read one costly summary) gives [n_boot, k].
     """
     seeds = np.sort(table[column].unique())
     groups = {s: g for s, g in table.groupby(column)}
@@ -159,15 +160,17 @@ def seed_bootstrap(
     for _ in range(n_boot):
         picks = rng.choice(seeds, size=len(seeds), replace=True)
         parts = [groups[s].assign(**{column: i}) for i, s in enumerate(picks)]
-        values.append(float(statistic(pd.concat(parts, ignore_index=True))))
+        values.append(np.asarray(statistic(pd.concat(parts, ignore_index=True)), dtype=float))
     return np.asarray(values)
 
 
-def seed_sd(table, statistic, n_boot: int = 100) -> float:
-    """Seed-bootstrap SD of `statistic(table)`: NaN (an inconclusive claim) with fewer than two seeds."""
+def seed_sd(table, statistic, n_boot: int = 100):
+    """Seed-bootstrap SD of `statistic(table)`: NaN (an inconclusive claim) with fewer than two seeds.
+    For a statistic of k numbers, the k SDs (as a list) from the same resamples."""
     if len(table) == 0 or table["seed"].nunique() < 2:
         return float("nan")
-    return bootstrap_sd(seed_bootstrap(table, statistic, n_boot=n_boot))
+    values = seed_bootstrap(table, statistic, n_boot=n_boot)
+    return bootstrap_sd(values) if values.ndim == 1 else [bootstrap_sd(v) for v in values.T]
 
 
 def bootstrap_sd(values: np.ndarray) -> float:

@@ -235,7 +235,12 @@ def phase_gamma_star(table) -> float:
     interpolation between grid gammas).  Without a sign change inside the grid, the straight line
     through the two gammas at the end nearest 0 is extrapolated, so that a shifted crossing reads as
     a value (a fail), not as a missing one."""
-    s = phase_summary(table).dropna(subset=["local_update"])
+    return gamma_star_of(phase_summary(table))
+
+
+def gamma_star_of(summary) -> float:
+    """`phase_gamma_star` from a `phase_summary` already computed."""
+    s = summary.dropna(subset=["local_update"])
     if len(s) < 2:
         return float("nan")
     crossing = fit.zero_crossing(s["gamma"], s["local_update"])

@@ -64,9 +64,9 @@ def per_seed_rows(values, seeds, coords, metric, per_step=False):
     return rows
 
 
-def boot_sd(table, statistic) -> float:
-    """Seed-bootstrap SD of `statistic(table)` (whole seeds resampled, fixed resampling seed);
-    NaN (an inconclusive claim) with fewer than two seeds."""
+def boot_sd(table, statistic):
+    """Seed-bootstrap SD of `statistic(table)` (whole seeds resampled, fixed resampling seed; one SD per
+    number for a statistic of several); NaN (an inconclusive claim) with fewer than two seeds."""
     return fit.seed_sd(table, statistic, n_boot=N_BOOT)
 
 

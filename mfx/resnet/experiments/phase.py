@@ -170,20 +170,24 @@ def claims_phase(table):
     kw_ex = {"excluded": excluded, "excluded_why": "no stable rate found", "of": of}
     critical, lazy, sub = (ranges.RANGES["phase_windows"][k] for k in ("critical", "lazy_min", "sub_max"))
 
-    def exponent_at(metric, select, worst=max):
-        def stat(t):
-            s = analysis.phase_summary(t)
-            s = s[select(s["gamma"])]
-            return worst(s[metric]) if len(s) else float("nan")
+    def worst(s, metric, select):
+        s = s[select(s["gamma"])]
+        return max(s[metric]) if len(s) else float("nan")
 
-        return stat
+    def stats(t):
+        """γ*, the movement exponent at γ = ½, the largest lazy-side update exponent and the largest
+        subcritical diversity exponent, from one summary (the bootstrap resamples it once for all four)."""
+        s = analysis.phase_summary(t)
+        return (
+            analysis.gamma_star_of(s),
+            worst(s, "movement", lambda g: g == critical),
+            worst(s, "local_update", lambda g: g >= lazy),
+            worst(s, "diversity", lambda g: g <= sub),
+        )
 
-    def at_gamma(metric, g):
-        return exponent_at(metric, lambda x: x == g)
-
-    lazy_stat = exponent_at("local_update", lambda x: x >= lazy)
-    sub_stat = exponent_at("diversity", lambda x: x <= sub)
-    move_stat = at_gamma("movement", critical)
+    star, move, lazy_exp, sub_exp = stats(table)
+    sds = boot_sd(table, stats)
+    u_star, u_move, u_lazy, u_sub = [sds] * 4 if isinstance(sds, float) else sds  # NaN below two seeds
     n_lazy = int((summary["gamma"] >= lazy).sum()) if len(summary) else 0
     n_sub = int((summary["gamma"] <= sub).sum()) if len(summary) else 0
     n_crit = int((summary["gamma"] == critical).sum()) if len(summary) else 0
@@ -191,11 +195,11 @@ def claims_phase(table):
         Claim.within(
             "resnet_phase",
             "critical γ*: the local-update exponent in D at the largest stable rate crosses 0",
-            analysis.phase_gamma_star(table),
+            star,
             ranges.value("phase_gamma_star"),
             ranges.tol("phase_gamma_star", scale),
             detail,
-            u=boot_sd(table, analysis.phase_gamma_star),
+            u=u_star,
             points=len(summary),
             min_points=3,
             **kw,
@@ -204,11 +208,11 @@ def claims_phase(table):
         Claim.within(
             "resnet_phase",
             f"MLU needs movement: feature-movement exponent in D at γ = {critical:g}, largest stable rate",
-            move_stat(table),
+            move,
             ranges.value("phase_movement_critical"),
             ranges.tol("phase_movement_critical", scale),
             detail,
-            u=boot_sd(table, move_stat),
+            u=u_move,
             points=n_crit,
             min_points=1,
             seeds=seeds,
@@ -221,10 +225,10 @@ def claims_phase(table):
         Claim.at_most(
             "resnet_phase",
             f"lazy side (γ ≥ {lazy:g}): local-update exponent in D negative (largest over γ)",
-            lazy_stat(table),
+            lazy_exp,
             ranges.value("phase_update_lazy"),
             detail,
-            u=boot_sd(table, lazy_stat),
+            u=u_lazy,
             points=n_lazy,
             min_points=1,
             **kw,
@@ -233,10 +237,10 @@ def claims_phase(table):
         Claim.at_most(
             "resnet_phase",
             f"subcritical side (γ ≤ {sub:g}): diversity exponent in D negative (largest over γ)",
-            sub_stat(table),
+            sub_exp,
             ranges.value("phase_diversity_sub"),
             detail,
-            u=boot_sd(table, sub_stat),
+            u=u_sub,
             points=n_sub,
             min_points=1,
             **kw,
