@@ -446,24 +446,6 @@ def test_a_warning_of_a_job_is_recorded_and_reported_as_one_line(tmp_path, capsy
     assert html.escape(line) in (tmp_path / "toy" / "quick" / "report.html").read_text()
 
 
-def test_a_job_stopped_by_ctrl_c_is_logged_interrupted_and_resume_reruns_it(tmp_path, capsys, monkeypatch):
-    toy_exp = registry.get("toy")
-
-    def stopped(cfg):
-        if cfg.model.a == 4:
-            raise KeyboardInterrupt
-        return toy_exp.run(cfg)
-
-    monkeypatch.setitem(registry._REGISTRY, "toy", dataclasses.replace(toy_exp, run=stopped))
-    assert run(tmp_path) == 130
-    out = capsys.readouterr().out
-    assert "quick/model.a=4: interrupted (" in out and "failed" not in out
-    assert not (tmp_path / "toy" / "quick" / "model.a=4" / "done.json").exists()
-    monkeypatch.setitem(registry._REGISTRY, "toy", toy_exp)
-    assert run(tmp_path) == 0
-    assert "4 jobs (2 run, 2 skipped, 0 failed)" in capsys.readouterr().out
-
-
 def test_dry_run_falls_back_to_the_cost_model_and_prints_the_total(tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(catalog.COST, "toy", (("model.a", "model.reps"), 0.5))  # toy: reps = 2
     assert run(tmp_path, "--dry-run") == 0

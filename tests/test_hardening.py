@@ -383,9 +383,11 @@ def test_ctrl_c_in_a_job_is_one_line_exit_130_and_resumes(tmp_path, capsys, monk
 
     monkeypatch.setitem(registry._REGISTRY, "toy", dataclasses.replace(toy_exp, run=interrupted))
     assert toy(tmp_path) == 130
-    err = capsys.readouterr().err
+    out, err = capsys.readouterr()
     one_liner(err, 1)
     assert err.startswith("interrupted: 2 of 4 jobs done; rerun the same command to resume")
+    assert "quick/model.a=4: interrupted (" in out and "failed" not in out  # the job's log line too
+    assert not (tmp_path / "toy" / "quick" / "model.a=4" / "done.json").exists()
     assert not list(tmp_path.rglob("*.tmp")) and not list(tmp_path.rglob(locks.LOCK))
     monkeypatch.setitem(registry._REGISTRY, "toy", toy_exp)
     assert toy(tmp_path) == 0
