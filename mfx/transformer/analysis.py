@@ -13,7 +13,7 @@ and f_{L,P} is the H → ∞ limit of f_{L,H} (the empirical law of H draws tend
 Depth.  Trained for a fixed flow time, f_{L,P} is a smooth function of the Euler step 1/L (the GD map of
 a scheme of order 1), f_{L,P} = f_∞ + a/L + a₂/L² + …, so f_{L,P} − f_ref = a·x + a₂·(1/L² − 1/L_ref²),
 x = 1/L − 1/L_ref.  The a₂ term, of either sign, bends the exponent of |f_{L,P} − f_ref| in x away from
-1 (`depth_fit`: 0.85–1.12 at quick scale, pools 0–9; 0.86–1.00 at paper scale, pools 0–2); in E err² it
+1 (`depth_fit`: 0.85–1.12 at quick scale, pools 0–9; 0.86–1.00 at paper scale, pools 0–2); in 𝔼 err² it
 is minor — the measured depth error in place of a²x² moves the R² of the old law only from 0.937 to
 0.941 (paper, pool 0, P = 128).
 
@@ -33,7 +33,7 @@ matters only where the width error is O(1), at small H in the pools with b² ≈
 grows with H at L = 4, as H^0.2–0.3: the error saturates); it is not in the law.
 
 Cross term.  2E⟨f_{L,P} − f_ref, f_{L,H} − f_{L,P}⟩ vanishes up to the O(1/(LH)) bias of the Monte Carlo
-error; measured, (E err² − err_depth² − E err_mc²)/E err² = −0.02 ± 0.02 (quick grid, pools 0–9).
+error; measured, (𝔼 err² − err_depth² − E err_mc²)/𝔼 err² = −0.02 ± 0.02 (quick grid, pools 0–9).
 
 Hence the law that `error_law` fits over L ≥ E1_DEPTH_L_MIN (weighted least squares on relative
 residuals, unconstrained so that a wrong law can give a negative coefficient):
@@ -110,12 +110,12 @@ def law_terms(L, H, L_ref) -> np.ndarray:
 
 
 def law_predict(law: fit.Fit, L, H, L_ref) -> np.ndarray:
-    """E err² of the fitted law at (L, H)."""
+    """𝔼 err² of the fitted law at (L, H)."""
     return law_terms(L, H, L_ref) @ np.array([law[k] for k in LAW_TERMS])
 
 
 def error_law(table: pd.DataFrame, metric: str = "err", depth_metric: str = "err_depth") -> fit.Fit:
-    """E err² = A·x² + (B + C·x)/(L·H) over L ≥ E1_DEPTH_L_MIN (module docstring): the RMS over seeds of
+    """𝔼 err² = A·x² + (B + C·x)/(L·H) over L ≥ E1_DEPTH_L_MIN (module docstring): the RMS over seeds of
     `metric` on the sampled grid together with `depth_metric` (the full-pool networks) as its H = ∞
     column.  `n` counts the sampled points.
 
@@ -150,9 +150,9 @@ def error_law(table: pd.DataFrame, metric: str = "err", depth_metric: str = "err
 
 
 def shares(table: pd.DataFrame) -> dict:
-    """Shares of E err² carried by each part where it should dominate (module docstring):
-    {"depth": err_depth²/E err² at (smallest L of the law's range L ≥ E1_DEPTH_L_MIN, largest H),
-    "width": E err_mc²/E err² at (largest L, smallest H)}, NaN when the grid lacks the points."""
+    """Shares of 𝔼 err² carried by each part where it should dominate (module docstring):
+    {"depth": err_depth²/𝔼 err² at (smallest L of the law's range L ≥ E1_DEPTH_L_MIN, largest H),
+    "width": E err_mc²/𝔼 err² at (largest L, smallest H)}, NaN when the grid lacks the points."""
     tot = rms_over_seeds(table, "err").set_index(["L", "H"])["value"]
     mc = rms_over_seeds(table, "err_mc").set_index(["L", "H"])["value"]
     dep = depth_errors(table).set_index("L")["value"]
@@ -237,7 +237,7 @@ def adjoint_depth_fit(t: pd.DataFrame) -> fit.Fit:
 
 
 def adjoint_width_excess(t: pd.DataFrame) -> pd.Series:
-    """E err² − err_depth(L_w)² per H (mean over seeds): the Monte Carlo part of the error²."""
+    """𝔼 err² − err_depth(L_w)² per H (mean over seeds): the Monte Carlo part of the error²."""
     w = t[t["metric"] == "err"]
     if w.empty:
         return pd.Series(dtype=float)
@@ -247,7 +247,7 @@ def adjoint_width_excess(t: pd.DataFrame) -> pd.Series:
 
 
 def adjoint_width_slope(t: pd.DataFrame) -> float:
-    """Exponent of the Monte Carlo error sqrt(E err² − err_depth²) in H (expected −1/2)."""
+    """Exponent of the Monte Carlo error sqrt(𝔼 err² − err_depth²) in H (expected −1/2)."""
     ex = adjoint_width_excess(t)
     return 0.5 * fit.power_law(ex.index.to_numpy(float), ex.to_numpy())["slope"]
 

@@ -74,7 +74,7 @@ RANGES: dict[str, dict] = {
         "value": 1.0,
         "tol": {"quick": 0.2, "paper": 0.15},
         "why": "derived: trained for a fixed flow time, the full-pool network is an order-1 (Euler) scheme "
-        "in depth, |f_(L,P) − f_ref| ≈ a·(1/L − 1/L_ref) (analysis.py docstring); the a₂/L² term bends the "
+        "in depth, |f_{L,P} − f_ref| ≈ a·(1/L − 1/L_ref) (analysis.py docstring); the a₂/L² term bends the "
         "exponent by ± 0.15 (0.85–1.12 over pools 0–9 at quick, 0.86–1.00 at paper, pools 0–2); the claim's u "
         "carries that spread: fit SE ⊕ the SD of the exponent over bootstrap resamples of the pool (issue 24 "
         "§5; 0.047 over 4 resamples at quick, pool 0)",
@@ -87,14 +87,14 @@ RANGES: dict[str, dict] = {
     },
     "E1_law_r2": {
         "value": {"quick": 0.75, "paper": 0.95},
-        "why": "derived law E err² = A x² + (B + C x)/(LH) (analysis.py docstring); its R² is noise-limited: "
+        "why": "derived law 𝔼 err² = A x² + (B + C x)/(LH) (analysis.py docstring); its R² is noise-limited: "
         "bootstrap u ≈ 0.01–0.05 with 16 seeds per cell at quick, ≈ 0.005–0.011 with the paper grid's 24–64",
     },
     "E1_depth_share": {
         "value": 0.5,
         "why": "derived from the law: at fixed L the width term (B + C x)/(LH) vanishes as H grows, so at the "
         "smallest L of the law's range (E1_depth_L_min) and the largest H the depth term carries most of "
-        "E err²; the threshold ½ at H = 64 is ours (0.86 measured at quick, pool 0); a network that does "
+        "𝔼 err²; the threshold ½ at H = 64 is ours (0.86 measured at quick, pool 0); a network that does "
         "not train has almost no depth error (A(t = 0) ≈ 1e-4·A) and fails it",
     },
     "E1_loss_drop": {

@@ -7,7 +7,7 @@ Depth series: σ_V = 0 and H = P (the heads are the parameter measure itself), L
 Euler error of the forward and backward passes, O(1/L); Richardson's 2 g_{2L} − g_L removes that term,
 and its distance to G is what "the gradients tend to G" measures (its constant varies 4× between
 problem draws, so the raw error at one L is no test of the limit).  Width series: σ_V > 0 at L = L_w, H = r·P:
-the L·H value draws add a Monte Carlo error, E err² − err_depth(L_w)² ∝ 1/(L_w H) (derivation in the
+the L·H value draws add a Monte Carlo error, 𝔼 err² − err_depth(L_w)² ∝ 1/(L_w H) (derivation in the
 module docstring of `mfx.transformer.adjoint`).  Each seed is an antithetic pair (ξ, −ξ): the cross
 term 2⟨depth error, Monte Carlo error⟩, linear in ξ, cancels, where with single draws it swamped the
 Monte Carlo part wherever the depth error was the larger (fresh seeds 1000–1009: 6 of 10 inconclusive).  err = (Σ_{l,h} |L·H ∂R/∂θ_{l,h} − G(s_l, θ_{l,h})|² /
@@ -192,7 +192,7 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             adjoint_width_slope(t) if len(ex) >= 2 else float("nan"),
             w0,
             wtol,
-            detail="E err² − err_depth² by H: " + ", ".join(f"{int(h)}: {v:.3g}" for h, v in ex.items()),
+            detail="𝔼 err² − err_depth² by H: " + ", ".join(f"{int(h)}: {v:.3g}" for h, v in ex.items()),
             u=u_w,
             how="seed bootstrap SD",
             points=len(ex),

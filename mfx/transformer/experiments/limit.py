@@ -14,7 +14,7 @@ only by depth discretisation and sampling — not by an independent initialisati
 network of the same depth L (H = P, deterministic) splits the error (analysis module docstring):
 depth error |f_{L,P} − f_ref| ≈ a·x, x = 1/L − 1/L_ref, width error E|f_{L,H} − f_{L,P}|² = b²(L)/(L·H)
 with b²(L) = B + C·x (the depth-average of the propagated per-layer sampling variance, a Riemann sum
-in 1/L), and E err² = A·x² + (B + C·x)/(LH).  Errors are RMS over the N inputs of |ŷ_i − ŷ_i^ref| at
+in 1/L), and 𝔼 err² = A·x² + (B + C·x)/(LH).  Errors are RMS over the N inputs of |ŷ_i − ŷ_i^ref| at
 the end of training (t = T); the same at t = 0 is recorded beside them (and fitted by the same law).
 
 Trained, not initial, dynamics (issue 27 §2).  At t = 0 the reference's velocity at every layer is the
@@ -274,7 +274,7 @@ def claims(table: pd.DataFrame) -> list[Claim]:
     out.append(
         Claim.within(
             E,
-            f"depth error |f_(L,P) − f_ref| ∝ (1/L − 1/L_ref)^k, L ≥ {E1_DEPTH_L_MIN}: exponent k",
+            f"depth error |f_{{L,P}} − f_ref| ∝ (1/L − 1/L_ref)ᵏ, L ≥ {E1_DEPTH_L_MIN}: exponent k",
             fd["slope"],
             r["value"],
             r["tol"][scale],
@@ -296,7 +296,7 @@ def claims(table: pd.DataFrame) -> list[Claim]:
     out.append(
         Claim.within(
             E,
-            f"width error |f_(L,H) − f_(L,P)| ∝ H^k at the largest L (= {L_max}): exponent k",
+            f"width error |f_{{L,H}} − f_{{L,P}}| ∝ Hᵏ at the largest L (= {L_max}): exponent k",
             fw["slope"],
             r["value"],
             r["tol"][scale],
@@ -315,7 +315,7 @@ def claims(table: pd.DataFrame) -> list[Claim]:
     law0 = error_law(t, "err_t0", "err_depth_t0")
     coefs = lambda f, fmt: ", ".join(f"{k} = {f[k]:{fmt}} ± {f.se[k]:.2g}" for k in LAW_TERMS)
     note = (
-        f"E err² = A x² + (B + C x)/(LH), x = 1/L − 1/L_ref, fitted with the full-pool column (H = ∞): "
+        f"𝔼 err² = A x² + (B + C x)/(LH), x = 1/L − 1/L_ref, fitted with the full-pool column (H = ∞): "
         f"{coefs(law, '.3g')}, R² = {law.r2:.3f}, {law.n} points; at t = 0: {coefs(law0, '.2g')}, "
         f"R² = {law0.r2:.3f}; seeds per cell: {seeds_note}"
     )
@@ -359,10 +359,10 @@ def claims(table: pd.DataFrame) -> list[Claim]:
         Claim.at_least(
             E,
             f"the depth term dominates at (L, H) = ({L}, {H}), the smallest L of the law's range: it carries "
-            "≥ half of E err²",
+            "≥ half of 𝔼 err²",
             sh["depth"],
             RANGES["E1_depth_share"]["value"],
-            detail=f"depth²/E err² at ({L}, {H}), the width term the rest (at ({sh.get('width_at', (0, 0))[0]}, "
+            detail=f"depth²/𝔼 err² at ({L}, {H}), the width term the rest (at ({sh.get('width_at', (0, 0))[0]}, "
             f"{sh.get('width_at', (0, 0))[1]}) the width term carries {sh['width']:.3g}); scale={scale}",
             u=_bootstrap(t, lambda b: shares(b)["depth"]),
             how="seed bootstrap SD",
@@ -410,7 +410,7 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             seeds=seeds,
             min_points=len(LAW_TERMS) + 2,
             kind="derived",
-            source=f"{DERIVATION} (the law E err² = A x² + (B + C x)/(LH) and its terms); {CONVENTIONS}",
+            source=f"{DERIVATION} (the law 𝔼 err² = A x² + (B + C x)/(LH) and its terms); {CONVENTIONS}",
         )
     )
     return out

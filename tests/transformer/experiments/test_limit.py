@@ -34,8 +34,8 @@ def test_partial_grid_gives_inconclusive_claims_not_a_crash(run_experiment):
     small = ("model.P=16", "model.L_ref=16", "model.seeds=4", "model.steps=40")  # the grid is what matters
     table = run_experiment(NAME, "scale=quick", "model.L=4,8", "model.H=1,4", *small)
     verdicts = {c.statement.split(":")[0]: c.verdict for c in get(NAME).claims(table)}
-    assert verdicts["depth error |f_(L,P) − f_ref| ∝ (1/L − 1/L_ref)^k, L ≥ 4"] == "inconclusive"
-    assert verdicts["width error |f_(L,H) − f_(L,P)| ∝ H^k at the largest L (= 8)"] == "inconclusive"
+    assert verdicts["depth error |f_{L,P} − f_ref| ∝ (1/L − 1/L_ref)ᵏ, L ≥ 4"] == "inconclusive"
+    assert verdicts["width error |f_{L,H} − f_{L,P}| ∝ Hᵏ at the largest L (= 8)"] == "inconclusive"
 
 
 def test_the_seed_key_shifts_every_stream_and_repeats_bytes(tmp_path):
