@@ -354,7 +354,9 @@ def plot_ntk(table: pd.DataFrame) -> dict:
                     width,
                     bottom=FLOOR,
                     color=col,
-                    label=(BLOCK_NAMES[b] + (" (full kernel)" if b == "full" else " block")) if i == 0 else None,
+                    label=(BLOCK_NAMES[b] + (" (full kernel)" if b == "full" else " block"))
+                    if i == 0
+                    else None,
                 )
     ax_ntk.set_xticks(range(len(dists)), [_name(d) for d in dists], rotation=90)
     ax_ntk.set(
