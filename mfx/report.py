@@ -84,6 +84,8 @@ _COORDS = re.compile(
     r",?\s*(?<![(\w=])(?:p\*?|N|n|L|H|M|D)\s*(?:=|≥|>|<|≤)\s*[0-9][0-9.e+]*(?:\s*[<>≥≤]\s*p\*=[0-9]+)?"
 )
 _MARK = {"pass": "✓", "fail": "✗", "inconclusive": "?"}
+# a sign before a number in a figure caption is typeset as a minus (−0.5), as in the figure's own labels
+_MINUS = re.compile(r"(?<![\w.])-(?=\.?\d)")
 
 
 def caption_lines(claims: list[Claim], shown: list[Claim], scale: str, chars: int) -> list[str]:
@@ -110,7 +112,7 @@ def caption_lines(claims: list[Claim], shown: list[Claim], scale: str, chars: in
         body = textwrap.wrap(
             f"{_MARK[worst]} {text}{tail}", chars, subsequent_indent="    ", break_on_hyphens=False
         )
-        lines += [line.replace("$", r"\$") for line in body]
+        lines += [_MINUS.sub("−", line).replace("$", r"\$") for line in body]
     return lines
 
 

@@ -116,6 +116,16 @@ def test_a_figure_caption_counts_every_verdict_and_groups_claims_by_grid_coordin
     assert narrow == ["claims (paper scale): ✓ 3 · ✗ 1 · ? 0"]
 
 
+def test_a_caption_typesets_a_sign_before_a_number_as_a_minus_but_keeps_exponents_and_hyphens():
+    c = Claim.within(
+        "x", "width exponent k of H-dependent error", -0.496, -0.5, 0.15, kind="derived", source="d"
+    )
+    (line,) = report.caption_lines([c], [c], "quick", chars=200)[1:]
+    assert "k of H-dependent error: −0.496 (−0.5 ± 0.15)" in line, line
+    d = Claim.at_most("x", "null ratio", 1e-16, 1e-13, kind="identity", source="i")
+    assert report.caption_lines([d], [d], "quick", chars=200)[1].endswith(": 1e-16 (≤ 1e-13)")
+
+
 def test_report_over_a_root_has_a_section_per_sweep_and_names_a_variants_overrides(tmp_path, capsys):
     sweep = _toy_report(tmp_path)
     argv = ["run", f"hydra.searchpath=[file://{TEST_CONF}]", "experiment=toy", f"out={tmp_path}"]

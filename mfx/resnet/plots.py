@@ -135,7 +135,7 @@ def dim(table):
         "--",
         color="C3",
         lw=1.0,
-        label=f"fit: slope {slope['slope']:.2f}",
+        label=f"fit: slope ${slope['slope']:.2f}$",
     )
     _paper_line(ax, D, slope["prefactor"] * D[0] ** slope["slope"] * 1.6, D[0], 0.5, "paper: slope $+1/2$")
     ax.set_ylabel("RMS error of $h_L$ per coordinate, step $K$")

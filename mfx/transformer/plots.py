@@ -50,12 +50,23 @@ def plot_limit(table: pd.DataFrame) -> dict:
     fig, (ax_d, ax_w, ax_t, ax_l) = plotting.figure(2, 2, width=3.6, height=2.8)
     # (a) depth error of the full-pool networks vs x = 1/L − 1/L_ref, trained and at t = 0
     dep, dep0 = depth_errors(t), depth_errors(t, "err_depth_t0")
-    ax_d.loglog(dep["x"], dep["value"], "o", color="C0", label="trained, $t = T$")
+    fitted = dep["L"] >= E1_DEPTH_L_MIN
+    ax_d.loglog(dep["x"][fitted], dep["value"][fitted], "o", color="C0", label="trained, $t = T$")
+    if (~fitted).any():
+        ax_d.loglog(
+            dep["x"][~fitted],
+            dep["value"][~fitted],
+            "s",
+            color="grey",
+            label=f"$L < {E1_DEPTH_L_MIN}$: not fitted",
+        )
     ax_d.loglog(dep0["x"], dep0["value"], "o", mfc="none", color="C0", label="$t = 0$")
     fd = depth_fit(t)
     x = np.geomspace(dep["x"].min(), dep["x"].max(), 20) if len(dep) else np.array([])
     if np.isfinite(fd["slope"]) and len(x):
-        ax_d.loglog(x, fd["prefactor"] * x ** fd["slope"], "k--", lw=1, label=f"fit: slope {fd['slope']:.2f}")
+        ax_d.loglog(
+            x, fd["prefactor"] * x ** fd["slope"], "k--", lw=1, label=f"fit: slope ${fd['slope']:.2f}$"
+        )
         ax_d.loglog(x, fd["prefactor"] * x, ":", color="grey", label="derived: slope 1")
     ax_d.xaxis.set_minor_formatter(NullFormatter())
     L_ref = int(t["L_ref"].max()) if len(t) else 0
@@ -81,7 +92,7 @@ def plot_limit(table: pd.DataFrame) -> dict:
             fw["prefactor"] * h ** fw["slope"],
             "k--",
             lw=1,
-            label=f"fit ($L = {L_max}$): {fw['slope']:.2f}",
+            label=f"fit ($L = {L_max}$): ${fw['slope']:.2f}$",  # mathtext: a true minus sign
         )
         ax_w.plot(h, fw["prefactor"] * h**-0.5, ":", color="grey", label="derived: $-1/2$")
     ax_w.plot([], [], "--", color="grey", lw=0.8, label="$t = 0$")
@@ -270,7 +281,7 @@ def _lh_grid_figure(t: pd.DataFrame):
         if np.isfinite(f["slope"]):
             x = np.geomspace(g["LH"].min(), g["LH"].max(), 20)
             ax_s.loglog(
-                x, f["prefactor"] * x ** f["slope"], "--", color=col, lw=1, label=f"fit: {f['slope']:.2f}"
+                x, f["prefactor"] * x ** f["slope"], "--", color=col, lw=1, label=f"fit: ${f['slope']:.2f}$"
             )
     x = np.geomspace(*ax_s.get_xlim(), 20)
     ref = lh_grid(t, "lam0")
@@ -507,7 +518,7 @@ def plot_adjoint(table: pd.DataFrame) -> dict:
             f["prefactor"] * dep["L"] ** f["slope"],
             "-",
             color=c_fit,
-            label=f"fit: slope {f['slope']:.2f}",
+            label=f"fit: slope ${f['slope']:.2f}$",
         )
     ax_l.set(
         xscale="log",
@@ -529,7 +540,7 @@ def plot_adjoint(table: pd.DataFrame) -> dict:
             g["prefactor"] * ex.index.to_numpy(float) ** g["slope"],
             "-",
             color=c_fit,
-            label=f"fit: slope {g['slope']:.2f}",
+            label=f"fit: slope ${g['slope']:.2f}$",
         )
     L_w = int(t[t["metric"] == "err"]["L"].iloc[0]) if (t["metric"] == "err").any() else 0
     ax_h.set(
