@@ -33,6 +33,21 @@ PAPERS = {
 SCALES = ("quick", "paper")
 
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def number(x: float) -> str:
+    """`x` as a reader writes it in a claim, a label or a legend: 1000000 → "10⁶", 30000 → "3 × 10⁴",
+    0.001 → "10⁻³", 64 → "64", 0.25 → "0.25" (never "1e+06")."""
+    x = float(x)
+    if x == 0 or not math.isfinite(x) or 1e-2 <= abs(x) < 1e4:
+        return f"{x:g}"
+    exponent = math.floor(math.log10(abs(x)))
+    mantissa = round(x / 10**exponent, 2)
+    power = f"10{str(exponent).translate(_SUPERSCRIPT)}"
+    return power if mantissa == 1 else f"{mantissa:g} × {power}"
+
+
 class ConfigError(ValueError):
     """A user's mistake in the configuration; its message is the one line shown to them."""
 

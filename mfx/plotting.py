@@ -27,7 +27,7 @@ from matplotlib.ticker import NullFormatter
 from matplotlib.transforms import ScaledTranslation
 
 from mfx import results
-from mfx.experiment import FAMILIES
+from mfx.experiment import FAMILIES, number  # noqa: F401 (number: re-exported for the plots)
 
 # Applied to matplotlib's global rcParams when this module is imported (only processes that draw
 # import it), so every artist of every figure — legends and annotations included — uses it.
@@ -268,21 +268,6 @@ def plot_function(name: str) -> Callable[[pd.DataFrame], dict]:
     for family in FAMILIES:
         importlib.import_module(f"mfx.{family}.plots")
     return _PLOTS[name]
-
-
-_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-
-
-def number(x: float) -> str:
-    """`x` as a reader writes it in a label or a legend: 1000000 → "10⁶", 30000 → "3 × 10⁴",
-    0.001 → "10⁻³", 64 → "64", 0.25 → "0.25" (never "1e+06")."""
-    x = float(x)
-    if x == 0 or not np.isfinite(x) or 1e-2 <= abs(x) < 1e4:
-        return f"{x:g}"
-    exponent = int(np.floor(np.log10(abs(x))))
-    mantissa = round(x / 10**exponent, 2)
-    power = f"10{str(exponent).translate(_SUPERSCRIPT)}"
-    return power if mantissa == 1 else f"{mantissa:g} × {power}"
 
 
 def label(words: dict[str, str], code: str) -> str:

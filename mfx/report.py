@@ -81,7 +81,7 @@ def draw(table: pd.DataFrame, out: Path, variant: str = "") -> list[Path]:
 # a claim's grid coordinates in its statement ("…, p=1, p*=2, N=500"): claims that differ only in
 # them are one line of a figure's caption
 _COORDS = re.compile(
-    r",?\s*(?<![(\w=])(?:p\*?|N|n|L|H|M|D)\s*(?:=|≥|>|<|≤)\s*[0-9][0-9.e+]*(?:\s*[<>≥≤]\s*p\*=[0-9]+)?"
+    r",?\s*(?<![(\w=])(?:p\*?|N|n|L|H|M|D)\s*(?:=|≥|>|<|≤)\s*[0-9][0-9.e+]*(?: × 10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+|[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)?(?:\s*[<>≥≤]\s*p\*=[0-9]+)?"
 )
 _MARK = {"pass": "✓", "fail": "✗", "inconclusive": "?"}
 # a sign before a number in a figure caption is typeset as a minus (−0.5), as in the figure's own labels

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from mfx.experiment import Claim, decide
+from mfx.experiment import Claim, decide, number
 
 KIND = {"kind": "derived", "source": "test"}
 
@@ -74,3 +74,15 @@ def test_a_claim_that_left_out_many_rows_is_inconclusive_unless_that_is_its_pred
     )
     assert few.verdict == "pass" and "left out 2 of 20 (diverged)" in few.detail
     assert many.verdict == "inconclusive" and meant.verdict == "pass"
+
+
+def test_numbers_are_written_as_a_reader_writes_them():
+    assert [number(x) for x in (1e6, 3e4, 1e-3, 64, 0.25, 0, 2.5e-5)] == [
+        "10⁶",
+        "3 × 10⁴",
+        "10⁻³",
+        "64",
+        "0.25",
+        "0",
+        "2.5 × 10⁻⁵",
+    ]

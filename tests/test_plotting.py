@@ -68,18 +68,6 @@ def test_a_caption_cut_with_an_ellipsis_is_a_layout_problem():
     assert len(lines) > 3 and plotting.layout_problems(whole) == []  # wrapped: whole, inside the figure
 
 
-def test_numbers_are_written_as_a_reader_writes_them():
-    assert [plotting.number(x) for x in (1e6, 3e4, 1e-3, 64, 0.25, 0, 2.5e-5)] == [
-        "10⁶",
-        "3 × 10⁴",
-        "10⁻³",
-        "64",
-        "0.25",
-        "0",
-        "2.5 × 10⁻⁵",
-    ]
-
-
 def test_a_code_name_without_words_never_reaches_a_legend():
     words = {"gmm2": "two-Gaussian mixture"}
     assert plotting.label(words, "gmm2") == "two-Gaussian mixture"

@@ -112,6 +112,15 @@ def test_a_figure_caption_counts_every_verdict_and_groups_claims_by_grid_coordin
     assert all(line.startswith("    ") for line in lines[3:]) and len(lines) > 3
     assert all(len(line) <= 80 for line in lines) and "…" not in "".join(lines)
     assert " ".join(" ".join(lines[2:]).split()).count("and a long explanation") == 6
+    big = [
+        Claim.within("x", f"{what}, p={p}, N = {N}", 1, 1, 0.1, kind="paper", source="F")
+        for what, N in (("crossing times", "10⁶"), ("mean τ", "3 × 10⁵"))
+        for p in (1, 2)
+    ]
+    assert report.caption_lines(big, big, "quick", chars=80)[1:] == [
+        "✓ [paper] crossing times (2/2 pass)",
+        "✓ [paper] mean τ (2/2 pass)",
+    ]  # "N = 10⁶" and "N = 3 × 10⁵" are grid coordinates too
     narrow = report.caption_lines(claims, [], "paper", chars=40)
     assert narrow == ["claims (paper scale): ✓ 3 · ✗ 1 · ? 0"]
 

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from mfx import fit
-from mfx.experiment import Claim, ConfigError, Experiment, check, register
+from mfx.experiment import Claim, ConfigError, Experiment, check, number, register
 from mfx.quadratic import model, ranges, sgd
 from mfx.quadratic.analysis import (
     _at,
@@ -229,7 +229,7 @@ def claims_curves(table):
             out.append(
                 Claim.within(
                     "quad_curves",
-                    f"full SGD / overlap chain ε_g(τ) crossing times, p={p}, p*={p_star}, N={N_x}",
+                    f"full SGD / overlap chain ε_g(τ) crossing times, p={p}, p*={p_star}, N = {number(N_x)}",
                     ratio(x),
                     1.0,
                     tol("curves.xcheck"),

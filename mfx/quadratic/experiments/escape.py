@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from mfx import fit
-from mfx.experiment import Claim, ConfigError, Experiment, check, register
+from mfx.experiment import Claim, ConfigError, Experiment, check, number, register
 from mfx.quadratic import analysis, model, ranges, sgd
 from mfx.quadratic.analysis import (
     _ok,
@@ -254,7 +254,7 @@ def claims_escape(table):
             out.append(
                 Claim.within(
                     "quad_escape",
-                    f"τ_esc(p=p*) − τ_esc(p=8), p*={p_star}, N={N_top}",
+                    f"τ_esc(p=p*) − τ_esc(p=8), p*={p_star}, N = {number(N_top)}",
                     width_shift(top, p_star),
                     (low + high) / 2,
                     (high - low) / 2,
@@ -319,7 +319,7 @@ def claims_escape(table):
         out.append(
             Claim.within(
                 "quad_escape",
-                f"full SGD / overlap chain mean τ_esc, p*={p_star}, p={p}, N={N}",
+                f"full SGD / overlap chain mean τ_esc, p*={p_star}, p={p}, N = {number(N)}",
                 xcheck_ratio(d),
                 1.0,
                 tol("escape.xcheck"),
@@ -397,11 +397,15 @@ def _exit_claims(rows, scale) -> list[Claim]:
     d = rows[rows["N"] == N_top]
     n_seeds, n_p = d["seed"].nunique(), d["p"].nunique()
     enough = N_top >= ranges.EXIT_MIN_N
-    note = "" if enough else f"; N={N_top} < {ranges.EXIT_MIN_N}: the transient is in the window"
+    note = (
+        ""
+        if enough
+        else f"; N = {number(N_top)} < {number(ranges.EXIT_MIN_N)}: the transient is in the window"
+    )
     theory = {int(p): _theory(g) for p, g in d.groupby("p")}
     rate = lambda x: float(analysis.exit_rates(x).mean())
     rates = analysis.exit_rates(d)
-    window = f"ε_pl − ε ∈ [{ranges.EXIT_WINDOW[0]:g}, {ranges.EXIT_WINDOW[1]:g}]·ε_pl, N={N_top}"
+    window = f"ε_pl − ε ∈ [{ranges.EXIT_WINDOW[0]:g}, {ranges.EXIT_WINDOW[1]:g}]·ε_pl, N = {number(N_top)}"
     out = [
         Claim.within(
             "quad_escape",

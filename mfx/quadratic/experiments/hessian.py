@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mfx.experiment import Claim, ConfigError, Experiment, check, register
+from mfx.experiment import Claim, ConfigError, Experiment, check, number, register
 from mfx.quadratic import hessian, model
 from mfx.quadratic.analysis import counts
 from mfx.quadratic.experiments.common import (
@@ -154,7 +154,7 @@ def claims_hessian(table):
                 f"|counts − closed form| at the {state}, p={p}, p*={p_star}",
                 float(np.abs(np.subtract(c_got, c_want)).sum()),
                 0,
-                f"(neg, zero, pos) = {c_got} vs {c_want} at N={N} ({scale})",
+                f"(neg, zero, pos) = {c_got} vs {c_want} at N = {number(N)} ({scale})",
             )
         )
         e_got = np.repeat(got["value"].values, got["multiplicity"].astype(int).values)
@@ -247,7 +247,7 @@ def _claims_reached(table, scale):
                 f"overparameterisation zero modes at the minimum {who} reaches, p={p}, p*={p_star}",
                 worst("n_extra", want_extra),
                 0,
-                f"max over seeds of |count − {want_extra}| ((p − p*)(N − p*), N = {N}); largest |λ| counted "
+                f"max over seeds of |count − {want_extra}| ((p − p*)(N − p*), N = {number(N)}); largest |λ| counted "
                 f"zero {wide['zero_max'].max():.2g}, smallest positive {wide['positive_min'].min():.3g} "
                 f"(units of 4aa*, zero band {band:g}) ({scale})",
                 **common,

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from mfx import fit
-from mfx.experiment import Claim, ConfigError, Experiment, check, register
+from mfx.experiment import Claim, ConfigError, Experiment, check, number, register
 from mfx.quadratic import model, sgd
 from mfx.quadratic.analysis import (
     _final_drift,
@@ -290,7 +290,7 @@ def claims_implicit_bias(table):
                 rng("ib_xcheck_tol", scale),
                 "seed means of Σ first-crossing times of eps = "
                 + ", ".join(f"{lv:.3g}" for lv in levels)
-                + f"; g = {g_x:g}, N = {N_x}, independent seeds "
+                + f"; g = {g_x:g}, N = {number(N_x)}, independent seeds "
                 f"({d['seed'].nunique()} each) ({scale})",
                 u=fit.seed_sd(d, ratio, n_boot=N_BOOT),
                 how="seed bootstrap SD",

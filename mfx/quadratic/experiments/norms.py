@@ -42,7 +42,7 @@ import pandas as pd
 from scipy import integrate
 
 from mfx import fit
-from mfx.experiment import Claim, ConfigError, Experiment, check, register
+from mfx.experiment import Claim, ConfigError, Experiment, check, number, register
 from mfx.quadratic import model
 from mfx.quadratic.analysis import norm_table
 from mfx.quadratic.experiments.common import (
@@ -218,7 +218,7 @@ def claims_norms(table):
                     0.0,
                     rng("norms_fixed_point_tol"),
                     f"seed median of q_settled/q̄ − 1 (q̄ = {x['q_bar'].iloc[0]:.4f} at g = {x['g'].iloc[0]:g}; "
-                    f"q_settled: mean diag Q where it changes slowest before τ_esc), N = {N_max} ({scale})",
+                    f"q_settled: mean diag Q where it changes slowest before τ_esc), N = {number(N_max)} ({scale})",
                     u=_boot(settled, lambda y: (y["q_settled"] / y["q_bar"] - 1).median()),
                     how="seed bootstrap SD",
                     seeds=len(settled),
@@ -241,7 +241,7 @@ def claims_norms(table):
                 1.0,
                 rng("norms_time_tol"),
                 f"seed median τ_norm = {_censored(x).median():.3f}, derived {want:.3f} "
-                f"(κ = 4a* tr T, δ = {delta:g}), N = {N_max} ({scale})",
+                f"(κ = 4a* tr T, δ = {delta:g}), N = {number(N_max)} ({scale})",
                 u=_boot(x, time_ratio),
                 how="seed bootstrap SD",
                 seeds=len(x),
@@ -259,7 +259,7 @@ def claims_norms(table):
                 f"SGD norms settle well before the escape: τ_norm/τ_esc, {tag}",
                 ratio(both) if len(both) else float("nan"),
                 rng("norms_before_escape"),
-                f"seed median at N = {N_max}, g = {x['g'].iloc[0]:g}; τ_norm: every Q_kk within {delta:g} of q̄(g); "
+                f"seed median at N = {number(N_max)}, g = {x['g'].iloc[0]:g}; τ_norm: every Q_kk within {delta:g} of q̄(g); "
                 f"τ_esc: ε < ε_pl/2; never settled: τ_norm ≥ τ_end. The summary states the order of the phases, not their times: the bound ½ "
                 f"and the 1/ln N fall are derived ({scale})",
                 u=_boot(both, ratio),
@@ -288,8 +288,8 @@ def claims_norms(table):
                 -0.5,
                 rng("norms_rho_slope_tol", scale),
                 f"seed medians of |ρ|_F at the derived τ_norm(g) = {sgd['tau_read'].iloc[0]:.3f}: "
-                + ", ".join(f"{v:.3g} (N = {n})" for n, v in med.items())
-                + f"; at N = {N_max}: |ρ|/|ρ0| = {(top['rho_at_read'] / top['rho0']).median():.2f}; read at each "
+                + ", ".join(f"{v:.3g} (N = {number(n)})" for n, v in med.items())
+                + f"; at N = {number(N_max)}: |ρ|/|ρ0| = {(top['rho_at_read'] / top['rho0']).median():.2f}; read at each "
                 f"seed's own crossing of δ instead: slope {_slope(crossing) if crossing.size >= 2 else float('nan'):.3f} ({scale})",
                 u=_boot(x, slope),
                 how="seed bootstrap SD",
