@@ -156,7 +156,7 @@ RANGES: dict[str, dict] = {
         "aligned decays faster (up to λ₂/λ_min: 1.15–1.21 on fresh seeds 1002–1003), so the claim reads the "
         "slowest run, which the theory puts at 1. Its minimum over runs was 0.9998 at seeds 0–5 (quick, 93 "
         "runs); ±0.1 allows a kernel still moving by 10 % at T. A kernel off by ×1.3 reads ≤ 0.77, one off by "
-        "÷1.3 ≥ 1.30 (quick: seeds 0, 1, 1000, 1001; paper: 0, 1000; scripts/transformer_mutations.py)",
+        "÷1.3 ≥ 1.30 (quick: seeds 0, 1, 1000, 1001; paper: 0, 1000; scripts/mutations.py)",
     },
     "E2_rate_0": {
         "value": 1.0,

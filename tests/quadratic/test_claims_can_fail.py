@@ -12,6 +12,8 @@ from mfx.experiment import get
 from mfx.quadratic import chain, model, ode, sgd
 from mfx.quadratic.experiments import norms
 
+from .mutations import sgd_with
+
 
 def _verdicts(name, table, prefix):
     """{statement: verdict} of the claims of `name` whose statement starts with `prefix`."""
@@ -186,23 +188,6 @@ def _wrong_rhs(*, drho=2.0, a_in_Qrho=True, qrho=2.0, inner=2.0, phi_teacher=8.0
     return rhs
 
 
-def _sgd_with(monkeypatch, *, eta_factor=1.0, a_star=None, which=("overlap", "full")):
-    """Wrap the SGD of `which` methods (overlap chain, full SGD): learning rate × eta_factor, labels with
-    readout `a_star` instead of the model's."""
-    for module in [chain] * ("overlap" in which) + [sgd] * ("full" in which):
-        original = module.simulate
-
-        def wrapped(*args, _original=original, _i=6 if module is chain else 5, **kwargs):
-            args = list(args)
-            i = _i  # position of eta
-            args[i] = args[i] * eta_factor
-            if a_star is not None:
-                args[i - 1] = a_star
-            return _original(*args, **kwargs)
-
-        monkeypatch.setattr(module, "simulate", wrapped)
-
-
 def test_exact_rhs_copy_is_the_rhs():
     """The mistakes below are single changes of this copy, which is the right-hand side itself."""
     rng = np.random.default_rng(0)
@@ -278,7 +263,7 @@ def test_implicit_bias_cross_check_fails_when_the_full_sgd_drops_the_square_fact
     run_experiment, monkeypatch
 ):
     """Mistake in the full SGD only: the 2 of d(λ²)/dλ dropped (W ← W − aη err λ xᵀ/√N), i.e. η/2."""
-    _sgd_with(monkeypatch, eta_factor=0.5, which=("full",))
+    sgd_with(monkeypatch, eta_factor=0.5, which=("full",))
     table = run_experiment("quad_implicit_bias", "scale=quick", "model.sgd_g=[0.09]", "model.sgd_seeds=4")
     _all_fail("quad_implicit_bias", table, "full SGD / overlap chain")
 
@@ -322,7 +307,7 @@ def test_curves_tail_fails_with_label_noise_in_the_ode(run_experiment, monkeypat
 @pytest.mark.slow
 def test_curves_sgd_claims_fail_with_a_sum_readout_teacher(run_experiment, monkeypatch):
     """Mistake: SGD's labels use the sum readout a* = 1 while the student and ε_g use the mean."""
-    _sgd_with(monkeypatch, a_star=1.0)
+    sgd_with(monkeypatch, a_star=1.0)
     table = run_experiment("quad_curves", "scale=quick", "model.p=1,3", "model.full_N=0")
     _all_fail("quad_curves", table, "SGD/ODE plateau level")
     _all_fail("quad_curves", table, "SGD/ODE limit ε_g")
@@ -333,7 +318,7 @@ def test_curves_sgd_claims_fail_with_a_sum_readout_teacher(run_experiment, monke
 def test_curves_time_axis_fails_when_sgd_drops_the_square_factor(run_experiment, monkeypatch):
     """Mistake: the chain steps with η/2 (the 2 of ∂(ŷ − y)²/∂ŷ dropped) while its τ axis assumes η.
     Measured at seeds 0–2: ratio 1.52–1.72 (u ≤ 0.06) at every p, against 1 ± 0.15."""
-    _sgd_with(monkeypatch, eta_factor=0.5, which=("overlap",))
+    sgd_with(monkeypatch, eta_factor=0.5, which=("overlap",))
     table = run_experiment("quad_curves", "scale=quick", "model.full_N=0")
     _all_fail("quad_curves", table, "SGD/ODE ε_g(τ) on the same τ axis")
 
@@ -344,14 +329,14 @@ def test_curves_time_axis_catches_sgd_running_faster_than_its_tau(run_experiment
     The ODE at a larger g escapes later, which absorbs part of the factor. Measured at seeds 0–2: the ratio
     is 0.82 ± 0.004 at p = 8 (fail at each seed) but 0.82–0.88 ± 0.015–0.03 at p = 1–3 (inconclusive, or
     a pass), against 1 ± 0.15 and 0.89–0.98 without the mistake: the precise p = 8 claim catches it."""
-    _sgd_with(monkeypatch, eta_factor=1.3, which=("overlap",))
+    sgd_with(monkeypatch, eta_factor=1.3, which=("overlap",))
     table = run_experiment("quad_curves", "scale=quick", "model.full_N=0")
     _all_fail("quad_curves", table, "SGD/ODE ε_g(τ) on the same τ axis", lambda s: "p=8," in s)
 
 
 @pytest.mark.slow
 def test_curves_cross_check_fails_when_the_full_sgd_drops_the_square_factor(run_experiment, monkeypatch):
-    _sgd_with(monkeypatch, eta_factor=0.5, which=("full",))
+    sgd_with(monkeypatch, eta_factor=0.5, which=("full",))
     table = run_experiment("quad_curves", "scale=quick", "model.p=2,3", "model.sgd_seeds=4")
     _all_fail("quad_curves", table, "full SGD / overlap chain")
 
@@ -402,7 +387,7 @@ def test_escape_sgd_slope_fails_when_sgd_drops_the_square_factor(run_experiment,
     seeds 1–3: 2.00 ± 0.08, 1.58 ± 0.16 (inconclusive: a heavy tail of SGD escape times at N = 1000),
     1.79 ± 0.11 (p* = 1) and 1.84, 1.78, 1.82 ± 0.04 (p* = 2). (Tried too: ρ0 ~ 1/N instead of 1/√N in
     the chain's init — SGD noise sets ρ ~ N^-1/2 within a few steps whatever ρ0, so it passes.)"""
-    _sgd_with(monkeypatch, eta_factor=0.5, which=("overlap",))
+    sgd_with(monkeypatch, eta_factor=0.5, which=("overlap",))
     table = _escape(run_experiment, "model.p=1,2", "model.full_N=0")
     _all_fail("quad_escape", table, "SGD slope of τ_esc")
 
@@ -411,7 +396,7 @@ def test_escape_sgd_slope_fails_when_sgd_drops_the_square_factor(run_experiment,
 def test_escape_time_axis_fails_when_sgd_drops_the_square_factor(run_experiment, monkeypatch):
     """Mistake in the SGD (chain): the 2 of d(λ²)/dλ dropped, i.e. η/2 against a τ axis that assumes η
     (measured: SGD/ODE ratio 1.69 ± 0.03 at p* = 1 and p* = 2, allowed 1 ± 0.15)."""
-    _sgd_with(monkeypatch, eta_factor=0.5, which=("overlap",))
+    sgd_with(monkeypatch, eta_factor=0.5, which=("overlap",))
     table = _escape(run_experiment, "model.p=1,2", "model.full_N=0", "model.sgd_N=[1000,10000]")
     _all_fail("quad_escape", table, "SGD/ODE escape time on the same τ axis")
 
@@ -425,14 +410,14 @@ def test_escape_time_axis_fails_when_sgd_drops_the_square_factor(run_experiment,
 )
 def test_escape_time_axis_fails_when_sgd_runs_faster_than_its_tau(run_experiment, monkeypatch):
     """Tried mistake: SGD runs at 1.3 η while its τ axis assumes η."""
-    _sgd_with(monkeypatch, eta_factor=1.3, which=("overlap",))
+    sgd_with(monkeypatch, eta_factor=1.3, which=("overlap",))
     table = _escape(run_experiment, "model.p=1,2", "model.full_N=0", "model.sgd_N=[1000,10000]")
     _all_fail("quad_escape", table, "SGD/ODE escape time on the same τ axis")
 
 
 @pytest.mark.slow
 def test_escape_cross_check_fails_when_the_full_sgd_drops_the_square_factor(run_experiment, monkeypatch):
-    _sgd_with(monkeypatch, eta_factor=0.5, which=("full",))
+    sgd_with(monkeypatch, eta_factor=0.5, which=("full",))
     table = _escape(run_experiment, "model.p=1,2", "model.sgd_N=[1000]")
     _all_fail("quad_escape", table, "full SGD / overlap chain")
 
@@ -490,7 +475,7 @@ def test_exit_prefactor_fails_with_the_student_readout_in_the_overlap_term(run_e
 def test_curves_fail_with_training_switched_off(run_experiment, monkeypatch):
     """Mistake: SGD steps with η × 1e-9 (training off) while its τ axis assumes η: ε_g stays at its initial
     value, so the SGD ε_g read at the fixed τ exceeds its bound."""
-    _sgd_with(monkeypatch, eta_factor=1e-9, which=("overlap",))
+    sgd_with(monkeypatch, eta_factor=1e-9, which=("overlap",))
     table = run_experiment("quad_curves", "scale=quick", "model.p=2,3", "model.full_N=0", "model.sgd_seeds=4")
     _all_fail("quad_curves", table, "SGD ε_g at τ=")
 

@@ -1,6 +1,6 @@
 """The realistic physics mistakes of the transformer family's can-fail checks (issues 10 §5, 27), one
 place for the tests (`test_claims_can_fail.py`) and the command-line runner
-(`scripts/transformer_mutations.py`).  Each takes a `pytest.MonkeyPatch` and patches the numerics (the
+(`scripts/mutations.py`).  Each takes a `pytest.MonkeyPatch` and patches the numerics (the
 model's scalings, a layer, the token clouds, a closed-form Λ, the Gram's projection, the tangent kernel)
 or the reference.
 """

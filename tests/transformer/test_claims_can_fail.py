@@ -66,7 +66,7 @@ def test_limit_claims_fail_with_the_rate_missing_H(run_experiment, monkeypatch):
 def test_limit_claims_fail_without_training(run_experiment, monkeypatch, seed):
     """Issue 27 §2: with the GD rate × 1e-9 the exponents and the law still pass (on the discretisation
     error of untrained networks); the claims that the networks are trained must fail (seeds 0, 1 and a
-    fresh one; paper scale and more seeds: scripts/transformer_mutations.py no_training)."""
+    fresh one; paper scale and more seeds: scripts/mutations.py no_training)."""
     no_training(monkeypatch)
     table = run_experiment("transformer_limit", "scale=quick", f"seed={seed}")
     _all_fail(
@@ -106,7 +106,7 @@ def test_convergence_rate_claims_fail_with_the_kernel_off_by_a_factor(
     run_experiment, monkeypatch, factor, seed
 ):
     """Issue 27 §1: a kernel 1.3× too large or too small moves every late-rate ratio by that factor (seeds
-    0, 1 and a fresh one; paper scale and more seeds: scripts/transformer_mutations.py kernel_x1.3)."""
+    0, 1 and a fresh one; paper scale and more seeds: scripts/mutations.py kernel_x1.3)."""
     kernel_scaled(monkeypatch, factor)
     cases = "model.case=injective,injective_v,injective_cloud,injective_small"
     table = run_experiment("transformer_convergence", "scale=quick", cases, f"seed={seed}")

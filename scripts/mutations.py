@@ -1,15 +1,17 @@
-"""Run a transformer experiment with a realistic physics mistake injected (issues 10 §5, 27), at any scale
-and seeds, and print each claim's verdict: the can-fail checks of `tests/transformer/test_claims_can_fail.py`
+"""Run an experiment with a realistic physics mistake injected (issues 10 §5, 21 §5, 27), at any scale and
+seeds, and print each claim's verdict: the can-fail checks of `tests/<family>/test_claims_can_fail.py`
 beyond the quick scale and seeds 0, 1 the tests run.
 
-    PYTHONPATH=. python scripts/transformer_mutations.py no_training transformer_limit \\
+    PYTHONPATH=. python scripts/mutations.py no_training transformer_limit \\
         --scale paper --seeds 0,1,1000,1001 --out /tmp/mut
-    PYTHONPATH=. python scripts/transformer_mutations.py kernel_x1.3 transformer_convergence \\
+    PYTHONPATH=. python scripts/mutations.py kernel_x1.3 transformer_convergence \\
         --seeds 0,1 model.case=injective,injective_v,injective_cloud,injective_small
+    PYTHONPATH=. python scripts/mutations.py sgd_eta_x1.1 quad_curves --scale paper --seeds 0
 
-MUTATION is a name of `tests/transformer/mutations.py` MUTATIONS, or `none` (the code as it is).  Each seed
-runs in-process into its own folder OUT/MUTATION/EXPERIMENT-SCALE-seedK (a fresh artifact cache, so no
-reference computed by the correct code is reused).  Prints one line per claim and seed, then the
+MUTATION is a name of the MUTATIONS of `tests/transformer/mutations.py` or `tests/quadratic/mutations.py`,
+or `none` (the code as it is).  Each seed runs in-process into its own folder
+OUT/MUTATION/EXPERIMENT-SCALE-seedK (a fresh artifact cache, so no reference computed by the correct code
+is reused).  Prints one line per claim and seed, then the
 per-run quantities the issue-27 claims read: for transformer_convergence the late-rate ratios (min,
 mean ± SD, max over runs), for transformer_limit the loss factors R(T)/R(0) and log10 A(T)/A(0).
 """
@@ -28,7 +30,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from mfx import cli, results
 from mfx import experiment as registry
 from mfx.transformer.experiments import convergence, limit
-from tests.transformer.mutations import MUTATIONS
+from tests.quadratic.mutations import MUTATIONS as QUADRATIC
+from tests.transformer.mutations import MUTATIONS as TRANSFORMER
+
+MUTATIONS = {**TRANSFORMER, **QUADRATIC}
 
 
 def _convergence_extras(table) -> list[str]:
