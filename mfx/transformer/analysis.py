@@ -282,3 +282,26 @@ def depth_boot_slopes(table: pd.DataFrame) -> np.ndarray:
     if t.empty or "pool" not in t:
         return np.array([])
     return np.array([depth_fit(g, "err_depth_boot")["slope"] for _, g in t.groupby("pool")])
+
+
+def kernel_grid(table: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """E2's kernel grid (role `kernel_grid`): RMS over seeds of `metric` (a deviation from the limit's K_∞)
+    per (L, H), sorted by L·H."""
+    t = table[
+        (table["experiment"] == "transformer_convergence")
+        & (table["role"] == "kernel_grid")
+        & (table["metric"] == metric)
+        & (table["status"] == "ok")
+    ]
+    g = t.groupby(["L", "H"], as_index=False)["value"].agg(
+        rms=lambda v: float(np.sqrt(np.mean(np.square(v)))), seeds="count"
+    )
+    g["LH"] = g["L"] * g["H"]
+    return g.sort_values("LH")
+
+
+def kernel_grid_fit(table: pd.DataFrame, metric: str) -> fit.Fit:
+    """Power law of the RMS deviation `metric` in L·H over the kernel grid (−1/2 derived:
+    `experiments/convergence.py` docstring)."""
+    g = kernel_grid(table, metric)
+    return fit.power_law(g["LH"], g["rms"])

@@ -44,6 +44,8 @@ regress every column on the affine functions [1, z], keep the residual R [M, N];
 
 from __future__ import annotations
 
+import math
+
 import torch
 from torch.func import jacrev
 
@@ -127,3 +129,49 @@ def sample_z(
             norm < z_max, z, z / norm * z_max * torch.rand(M, 1, generator=generator, dtype=dtype)
         )
     return z
+
+
+def head_kernels(Q, K, V, X, q0, *, beta: float = 1.0) -> torch.Tensor:
+    """k_θ [M, N·d, N·d]: the tangent kernel of one head θ = (Q, K, V) [M, d, d] at the unmoved inputs
+    X [N, n, d], in closed form (module docstring, H = 1):
+
+        k_θ[(i,a),(j,b)] = δ_ab ⟨∇Λ_i(z), ∇Λ_j(z)⟩ + (V ∇²Λ_i(z) G ∇²Λ_j(z) Vᵀ)_ab,   z = β KᵀQ q0,
+
+    with ∇Λ_i, ∇²Λ_i the tilted mean and covariance of cloud i and G = β²(|Q q0|² I + |q0|² KᵀK).  The
+    kernel of a one-layer network of H heads is their mean (no token moves before the query reads them).
+    """
+    N, _n, d = X.shape
+    Qq = Q @ q0  # [M, d]
+    z = beta * torch.einsum("mka,mk->ma", K, Qq)
+    w = torch.softmax(torch.einsum("ma,ija->mij", z, X), dim=-1)  # tilted weights [M, N, n]
+    mean = torch.einsum("mij,ija->mia", w, X)
+    cov = torch.einsum("mij,ija,ijb->miab", w, X, X) - mean[..., :, None] * mean[..., None, :]
+    eye = torch.eye(d, dtype=X.dtype, device=X.device)
+    kv = torch.einsum("mia,mja->mij", mean, mean)[:, :, None, :, None] * eye[:, None, :]  # [M, N, d, N, d]
+    G = beta**2 * ((Qq**2).sum(-1)[:, None, None] * eye + (q0 @ q0) * K.transpose(-1, -2) @ K)
+    B = V[:, None] @ cov  # V ∇²Λ_i [M, N, d, d]
+    kqk = torch.einsum("miac,mcd,mjbd->miajb", B, G, B)
+    return (kv + kqk).reshape(-1, N * d, N * d)
+
+
+def limit_kernel(
+    X, q0, heads: int, generator: torch.Generator, *, beta=1.0, s_qk=1.0, s_v=1.0, chunk: int = 2**14
+) -> torch.Tensor:
+    """K_∞ = 𝔼_θ[k_θ] [N·d, N·d]: the NTK of the L, H → ∞ limit at initialisation, by Monte Carlo over
+    `heads` draws of the initial law (entries of Q, K ~ N(0, s_qk²/d), V ~ N(0, s_v²/d)).
+
+    At initialisation 𝔼V = 0 and V is independent of (Q, K), so the limit's velocity field vanishes for
+    every token distribution: no token moves, and neither does the query through the context.  Each
+    head's output gradient is then that of one head at the unmoved inputs, and K = (1/(LH)) Σ g gᵀ
+    (K = L·H·J Jᵀ with g = L·H·∂ŷ/∂θ) tends to the expectation of `head_kernels`.  An independent
+    reference for the finite networks' K_0 (autograd through the L layers, `ntk_blocks`)."""
+    N, _n, d = X.shape
+    total = torch.zeros(N * d, N * d, dtype=X.dtype, device=X.device)
+    for start in range(0, heads, chunk):
+        m = min(chunk, heads - start)
+        Q, K, V = (
+            torch.randn(m, d, d, generator=generator, dtype=X.dtype).to(X.device) * (s / math.sqrt(d))
+            for s in (s_qk, s_qk, s_v)
+        )
+        total += head_kernels(Q, K, V, X, q0, beta=beta).sum(0)
+    return total / heads

@@ -24,6 +24,8 @@ from mfx.transformer.analysis import (
     depth_fit,
     discrete_curves,
     error_law,
+    kernel_grid,
+    kernel_grid_fit,
     law_predict,
     lh_grid,
     lh_sd_fit,
@@ -229,8 +231,12 @@ def plot_convergence(table: pd.DataFrame) -> dict:
             )
     ax_qk.set(yscale="log", xlabel="flow time $t$", ylabel="$R(t)/R(0)$", title="QK-only training, $L = 1$")
     plotting.legend_below(ax_qk, ncol=2)
-    grid = _lh_grid_figure(t)
-    return {"loss": fig, **({"lh_grid": grid} if grid is not None else {})}
+    grid, kgrid = _lh_grid_figure(t), _kernel_grid_figure(t)
+    return {
+        "loss": fig,
+        **({"lh_grid": grid} if grid is not None else {}),
+        **({"kernel_grid": kgrid} if kgrid is not None else {}),
+    }
 
 
 LOSS_RANGE, CONTROL_RANGE = (1e-30, 10.0), (1e-4, 1e4)  # E2's loss axes; runs beyond are clipped and marked
@@ -354,7 +360,9 @@ def plot_ntk(table: pd.DataFrame) -> dict:
                     width,
                     bottom=FLOOR,
                     color=col,
-                    label=(BLOCK_NAMES[b] + (" (full kernel)" if b == "full" else " block")) if i == 0 else None,
+                    label=(BLOCK_NAMES[b] + (" (full kernel)" if b == "full" else " block"))
+                    if i == 0
+                    else None,
                 )
     ax_ntk.set_xticks(range(len(dists)), [_name(d) for d in dists], rotation=90)
     ax_ntk.set(
@@ -558,3 +566,35 @@ CASE_NAMES = {
 
 def _case_name(case: str) -> str:
     return plotting.label(CASE_NAMES, case)
+
+
+def _kernel_grid_figure(t: pd.DataFrame):
+    """E2's kernel grid: the RMS over seeds of the NTK's deviation at initialisation from the limit's K_∞
+    against L·H, with the fitted exponents beside the derived −1/2; None without kernel-grid rows."""
+    series = (
+        ("grid_kernel_dev", r"$\|K_0 - K_\infty\|_F \,/\, \|K_\infty\|_F$", "C0"),
+        ("grid_lam_dev", r"$\lambda_{min}(K_0) - \lambda_{min}(K_\infty)$", "C3"),
+    )
+    if kernel_grid(t, "grid_kernel_dev").empty:
+        return None
+    fig, (ax,) = plotting.figure(1, 1, width=3.6, height=2.8)
+    for metric, label, col in series:
+        g = kernel_grid(t, metric)
+        ax.loglog(g["LH"], g["rms"], "o", color=col, ms=4, label=f"RMS of {label}")
+        f = kernel_grid_fit(t, metric)
+        if np.isfinite(f["slope"]):
+            x = np.geomspace(g["LH"].min(), g["LH"].max(), 20)
+            ax.loglog(
+                x, f["prefactor"] * x ** f["slope"], "--", color=col, lw=1, label=f"fit: {f['slope']:.2f}"
+            )
+    ref = kernel_grid(t, "grid_kernel_dev")
+    x = np.geomspace(ref["LH"].min(), ref["LH"].max(), 20)
+    ax.loglog(
+        x, ref["rms"].iloc[0] * (x / ref["LH"].iloc[0]) ** -0.5, ":", color="grey", label="derived: $-1/2$"
+    )
+    _define(ax, r"$K_\infty = \mathbb{E}_\theta[k_\theta]$: one head of the initial law, unmoved inputs")
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.set(xlabel=r"$L \cdot H$", ylabel="RMS over seeds", title="NTK at $t = 0$ against the limit's")
+    plotting.legend_below(ax, ncol=1)
+    return fig
