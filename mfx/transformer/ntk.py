@@ -53,13 +53,16 @@ from mfx.transformer.model import forward
 
 
 def jacobian(Q, K, V, X, q0, *, beta: float = 1.0, readout: str = "query") -> dict[str, torch.Tensor]:
-    """J of one seed: Q, K, V [L, H, d, d] → {"Q","K","V": [N·d, L·H·d·d]}."""
+    """J of every seed: Q, K, V [S, L, H, d, d] → {"Q","K","V": [S, N·d, L·H·d·d]}.
+
+    One reverse pass for all seeds: seed s's outputs depend on its own parameters only, so the Jacobian
+    of the outputs summed over seeds, taken with respect to seed s's parameters, is seed s's Jacobian."""
 
     def f(Q, K, V):
-        return forward(Q[None], K[None], V[None], X, q0, beta=beta, readout=readout).reshape(-1)
+        return forward(Q, K, V, X, q0, beta=beta, readout=readout).sum(0).reshape(-1)
 
-    J = jacrev(f, argnums=(0, 1, 2))(Q, K, V)
-    return {name: j.reshape(j.shape[0], -1) for name, j in zip("QKV", J)}
+    J = jacrev(f, argnums=(0, 1, 2))(Q, K, V)  # [N·d, S, L, H, d, d] each
+    return {name: j.transpose(0, 1).reshape(Q.shape[0], j.shape[0], -1) for name, j in zip("QKV", J)}
 
 
 def ntk_blocks(
@@ -68,19 +71,10 @@ def ntk_blocks(
     """{"full", "V", "QK"}: [S, N·d, N·d] empirical NTK blocks of every seed (parameters [S, L, H, d, d]);
     `split_qk=True` adds the query and key blocks "Q" and "K" (K_QK = K_Q + K_K)."""
     L, H = Q.shape[1], Q.shape[2]
-    out = {"full": [], "V": [], "QK": []} | ({"Q": [], "K": []} if split_qk else {})
-    for s in range(Q.shape[0]):
-        Xs = X[s] if X.dim() == 4 else X
-        J = jacobian(Q[s], K[s], V[s], Xs, q0, beta=beta, readout=readout)
-        KV = L * H * J["V"] @ J["V"].T
-        KQ, KK = L * H * J["Q"] @ J["Q"].T, L * H * J["K"] @ J["K"].T
-        out["V"].append(KV)
-        out["QK"].append(KQ + KK)
-        out["full"].append(KV + KQ + KK)
-        if split_qk:
-            out["Q"].append(KQ)
-            out["K"].append(KK)
-    return {k: torch.stack(v) for k, v in out.items()}
+    J = jacobian(Q, K, V, X, q0, beta=beta, readout=readout)
+    KV, KQ, KK = (L * H * J[b] @ J[b].transpose(-1, -2) for b in "VQK")
+    out = {"full": KV + KQ + KK, "V": KV, "QK": KQ + KK}
+    return out | ({"Q": KQ, "K": KK} if split_qk else {})
 
 
 def spectrum(G: torch.Tensor) -> dict[str, torch.Tensor]:
