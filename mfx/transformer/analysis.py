@@ -181,13 +181,19 @@ def merge_curves(table: pd.DataFrame) -> dict:
 
 
 # E3 block table and discrete family (issue 24 §1–§2; derivation of the block conditions in `ntk`).
-BLOCKS = ("V", "full", "Q", "K", "QK")  # NTK blocks of the block table, L = 1
+BLOCKS = ("V", "full", "Q", "K", "QK")  # NTK blocks of the block table
 GRAMS = ("gram_constants", "gram_affine")  # Grams of the clouds' own Λ_i modulo constants / affine
 
 
-def block_table(table: pd.DataFrame) -> pd.DataFrame:
-    """λ_min/λ_max of the block table, min over seeds: index (dist, N), columns BLOCKS + GRAMS."""
+def _block_rows(table: pd.DataFrame, L: int) -> pd.DataFrame:
+    """The block table's rows at depth L."""
     t = table[(table["experiment"] == "transformer_ntk") & (table["metric"] == "block_ratio")]
+    return t[t["L"] == L]
+
+
+def block_table(table: pd.DataFrame, L: int = 1) -> pd.DataFrame:
+    """λ_min/λ_max of the block table at depth L, min over seeds: index (dist, N), columns BLOCKS + GRAMS."""
+    t = _block_rows(table, L)
     if t.empty:
         return pd.DataFrame(columns=[*BLOCKS, *GRAMS])
     wide = t.pivot_table(index=["dist", "N"], columns="block", values="value", aggfunc="min")
@@ -202,10 +208,10 @@ def positivity(ratio: float, positive: float, null: float) -> str:
 
 
 def block_agreement(table: pd.DataFrame, blocks, gram: str, positive: float, null: float) -> dict:
-    """Each (dist, N, seed, block ∈ blocks) NTK block against the Gram `gram` of the same clouds:
+    """Each (dist, N, seed, block ∈ blocks) NTK block at L = 1 against the Gram `gram` of the same clouds:
     {"cases", "both_positive", "both_null", "mismatch": [(dist, N, block, seed, block ratio, Gram ratio)]}.
     A case agrees when both are positive or both are exact nulls; an unresolved one never agrees."""
-    t = table[(table["experiment"] == "transformer_ntk") & (table["metric"] == "block_ratio")]
+    t = _block_rows(table, 1)
     g = t[t["block"] == gram].groupby(["dist", "N"])["value"].first()
     out = {"cases": 0, "both_positive": 0, "both_null": 0, "mismatch": []}
     for r in t[t["block"].isin(blocks)].itertuples():

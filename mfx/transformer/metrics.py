@@ -78,7 +78,7 @@ METRICS = {
         "merge_lam_min": "λ_min of the closed-form Gram (N = 2) as the members' spacing shrinks",
         "ntk_ratio": "λ_min/λ_max of an empirical NTK block at initialisation",
         "ntk_lam_min": "λ_min of that empirical NTK block",
-        "block_ratio": "λ_min/λ_max of a block (or Gram) of the block table (L = 1)",
+        "block_ratio": "λ_min/λ_max of a block (or Gram) of the block table (at L = 1 and L = block_L)",
         "disc_ratio": "λ_min/λ_max of the Gram of one discrete-family draw",
         "disc_lam_min": "λ_min of that Gram",
         "disc_conv_ratio": "λ_min/λ_max of the Gram of the convolution set (an exact null)",

@@ -65,14 +65,25 @@ def jacobian(Q, K, V, X, q0, *, beta: float = 1.0, readout: str = "query") -> di
     return {name: j.transpose(0, 1).reshape(Q.shape[0], j.shape[0], -1) for name, j in zip("QKV", J)}
 
 
+SEED_BATCH = 2**21  # attention weights per group of seeds in `ntk_blocks` (~16 MB each, ×(1 + N·d) tensors)
+
+
 def ntk_blocks(
     Q, K, V, X, q0, *, beta: float = 1.0, readout: str = "query", split_qk: bool = False
 ) -> dict[str, torch.Tensor]:
     """{"full", "V", "QK"}: [S, N·d, N·d] empirical NTK blocks of every seed (parameters [S, L, H, d, d]);
     `split_qk=True` adds the query and key blocks "Q" and "K" (K_QK = K_Q + K_K)."""
-    L, H = Q.shape[1], Q.shape[2]
-    J = jacobian(Q, K, V, X, q0, beta=beta, readout=readout)
-    KV, KQ, KK = (L * H * J[b] @ J[b].transpose(-1, -2) for b in "VQK")
+    S, L, H = Q.shape[:3]
+    N, n = X.shape[-3:-1]
+    # seeds in groups whose attention weights ([N, H·n, n] per layer and seed) stay ≲ SEED_BATCH values
+    per_seed = L * H * N * n * (n if L > 1 or readout == "mean" else 1)
+    step = max(1, SEED_BATCH // per_seed)
+    parts = []
+    for a in range(0, S, step):
+        Xa = X[a : a + step] if X.dim() == 4 else X
+        J = jacobian(Q[a : a + step], K[a : a + step], V[a : a + step], Xa, q0, beta=beta, readout=readout)
+        parts.append(tuple(L * H * J[b] @ J[b].transpose(-1, -2) for b in "VQK"))
+    KV, KQ, KK = (torch.cat(p) for p in zip(*parts))
     out = {"full": KV + KQ + KK, "V": KV, "QK": KQ + KK}
     return out | ({"Q": KQ, "K": KK} if split_qk else {})
 

@@ -445,26 +445,31 @@ BLOCK_NAMES = {
 
 
 def _plot_blocks(t: pd.DataFrame):
-    """Heat map of log10 λ_min/λ_max (min over seeds): rows (distribution, N), columns the NTK blocks and
-    the two Grams; exact nulls (≤ EXACT_NULL) drawn as "0" on white."""
-    tab = block_table(t)
-    fig, (ax,) = plotting.figure(1, 1, width=6.4, height=0.3 * max(len(tab), 4) + 1.6)
-    if tab.empty:
-        ax.set_title("block table: no rows")
+    """Heat maps of log10 λ_min/λ_max (min over seeds), one per depth L of the block table: rows
+    (distribution, N), columns the NTK blocks and the two Grams; exact nulls (≤ EXACT_NULL) drawn as "0"."""
+    rows = t[t["metric"] == "block_ratio"]
+    depths = sorted(int(L) for L in rows["L"].unique()) if len(rows) else [1]
+    tabs = [block_table(t, L) for L in depths]
+    height = 0.3 * max(max(len(tab) for tab in tabs), 4) + 1.6
+    fig, axes = plotting.figure(len(depths), 1, width=6.4 if len(depths) == 1 else 4.0, height=height)
+    if tabs[0].empty:
+        axes[0].set_title("block table: no rows")
         return fig
-    cols = [c for c in (*BLOCKS, *GRAMS) if c in tab.columns]
-    vals = tab[cols].to_numpy(dtype=float)
-    null = vals <= EXACT_NULL
-    shown = np.where(null, np.nan, np.log10(np.clip(vals, EXACT_NULL, None)))
-    im = ax.imshow(shown, aspect="auto", cmap="viridis", vmin=-13, vmax=0)
-    for i, j in zip(*np.nonzero(null)):
-        ax.text(j, i, "0", ha="center", va="center", fontsize=8)
-    ax.set_xticks(range(len(cols)), [BLOCK_NAMES[c] for c in cols], rotation=90)
-    ax.set_yticks(range(len(tab)), [f"{DIST_NAMES.get(d, d)}, $N = {n}$" for d, n in tab.index])
-    ax.axvline(len(BLOCKS) - 0.5, color="white", lw=3)
-    ax.grid(False)
-    ax.set_title(r"$\log_{10} \lambda_{min}/\lambda_{max}$ at $L = 1$ (0: exact null)")
-    fig.colorbar(im, ax=ax, shrink=0.8)
+    for k, (ax, L, tab) in enumerate(zip(axes, depths, tabs)):
+        cols = [c for c in (*BLOCKS, *GRAMS) if c in tab.columns]
+        vals = tab[cols].to_numpy(dtype=float)
+        null = vals <= EXACT_NULL
+        shown = np.where(null, np.nan, np.log10(np.clip(vals, EXACT_NULL, None)))
+        im = ax.imshow(shown, aspect="auto", cmap="viridis", vmin=-13, vmax=0)
+        for i, j in zip(*np.nonzero(null)):
+            ax.text(j, i, "0", ha="center", va="center", fontsize=8)
+        ax.set_xticks(range(len(cols)), [BLOCK_NAMES[c] for c in cols], rotation=90)
+        labels = [f"{DIST_NAMES.get(d, d)}, $N = {n}$" for d, n in tab.index]
+        ax.set_yticks(range(len(tab)), labels if k == 0 else [""] * len(tab))
+        ax.axvline(len(BLOCKS) - 0.5, color="white", lw=3)
+        ax.grid(False)
+        ax.set_title(rf"$\log_{{10}} \lambda_{{min}}/\lambda_{{max}}$ at $L = {L}$ (0: exact null)")
+    fig.colorbar(im, ax=axes, shrink=0.8)
     return fig
 
 
