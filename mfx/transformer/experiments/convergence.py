@@ -642,7 +642,8 @@ register(
         family="transformer",
         description="E2: R(t) ≤ R(0)exp(−λ_min(K_0)t/N) from a small loss; λ_min(K_0) = 0 plateaus; QK-only on translates",
         figure="E2: R(t)/R(0) under the bound exp(−λ_min(K_0)t/N), λ_min(K_t)/λ_min(K_0), controls, QK-only "
-        "ablation; (L, H) grid: λ_min(K_0) and the late rate of R (mean ± SD over seeds) and their seed SDs vs L·H",
+        "ablation; (L, H) grid: λ_min(K_0) and the late rate of R (mean ± SD over seeds) and their seed SDs vs L·H; "
+        "kernel grid: RMS of ‖K_0 − K_∞‖_F/‖K_∞‖_F and of λ_min(K_0) − λ_min(K_∞) vs L·H",
         run=run,
         claims=claims,
         validate=validate,
