@@ -292,13 +292,14 @@ def depth_boot_slopes(table: pd.DataFrame) -> np.ndarray:
 
 def kernel_grid(table: pd.DataFrame, metric: str) -> pd.DataFrame:
     """E2's kernel grid (role `kernel_grid`): RMS over seeds of `metric` (a deviation from the limit's K_∞)
-    per (L, H), sorted by L·H."""
+    per (L, H), sorted by L·H.  The grid does not depend on eps (no training): one eps of the sweep."""
     t = table[
         (table["experiment"] == "transformer_convergence")
         & (table["role"] == "kernel_grid")
         & (table["metric"] == metric)
         & (table["status"] == "ok")
     ]
+    t = t[t["eps"] == t["eps"].max()]
     g = t.groupby(["L", "H"], as_index=False)["value"].agg(
         rms=lambda v: float(np.sqrt(np.mean(np.square(v)))), seeds="count"
     )
