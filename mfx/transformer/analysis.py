@@ -181,13 +181,19 @@ def merge_curves(table: pd.DataFrame) -> dict:
 
 
 # E3 block table and discrete family (issue 24 §1–§2; derivation of the block conditions in `ntk`).
-BLOCKS = ("V", "full", "Q", "K", "QK")  # NTK blocks of the block table, L = 1
+BLOCKS = ("V", "full", "Q", "K", "QK")  # NTK blocks of the block table
 GRAMS = ("gram_constants", "gram_affine")  # Grams of the clouds' own Λ_i modulo constants / affine
 
 
-def block_table(table: pd.DataFrame) -> pd.DataFrame:
-    """λ_min/λ_max of the block table, min over seeds: index (dist, N), columns BLOCKS + GRAMS."""
+def _block_rows(table: pd.DataFrame, L: int) -> pd.DataFrame:
+    """The block table's rows at depth L."""
     t = table[(table["experiment"] == "transformer_ntk") & (table["metric"] == "block_ratio")]
+    return t[t["L"] == L]
+
+
+def block_table(table: pd.DataFrame, L: int = 1) -> pd.DataFrame:
+    """λ_min/λ_max of the block table at depth L, min over seeds: index (dist, N), columns BLOCKS + GRAMS."""
+    t = _block_rows(table, L)
     if t.empty:
         return pd.DataFrame(columns=[*BLOCKS, *GRAMS])
     wide = t.pivot_table(index=["dist", "N"], columns="block", values="value", aggfunc="min")
@@ -202,10 +208,10 @@ def positivity(ratio: float, positive: float, null: float) -> str:
 
 
 def block_agreement(table: pd.DataFrame, blocks, gram: str, positive: float, null: float) -> dict:
-    """Each (dist, N, seed, block ∈ blocks) NTK block against the Gram `gram` of the same clouds:
+    """Each (dist, N, seed, block ∈ blocks) NTK block at L = 1 against the Gram `gram` of the same clouds:
     {"cases", "both_positive", "both_null", "mismatch": [(dist, N, block, seed, block ratio, Gram ratio)]}.
     A case agrees when both are positive or both are exact nulls; an unresolved one never agrees."""
-    t = table[(table["experiment"] == "transformer_ntk") & (table["metric"] == "block_ratio")]
+    t = _block_rows(table, 1)
     g = t[t["block"] == gram].groupby(["dist", "N"])["value"].first()
     out = {"cases": 0, "both_positive": 0, "both_null": 0, "mismatch": []}
     for r in t[t["block"].isin(blocks)].itertuples():
@@ -282,3 +288,27 @@ def depth_boot_slopes(table: pd.DataFrame) -> np.ndarray:
     if t.empty or "pool" not in t:
         return np.array([])
     return np.array([depth_fit(g, "err_depth_boot")["slope"] for _, g in t.groupby("pool")])
+
+
+def kernel_grid(table: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """E2's kernel grid (role `kernel_grid`): RMS over seeds of `metric` (a deviation from the limit's K_∞)
+    per (L, H), sorted by L·H.  The grid does not depend on eps (no training): one eps of the sweep."""
+    t = table[
+        (table["experiment"] == "transformer_convergence")
+        & (table["role"] == "kernel_grid")
+        & (table["metric"] == metric)
+        & (table["status"] == "ok")
+    ]
+    t = t[t["eps"] == t["eps"].max()]
+    g = t.groupby(["L", "H"], as_index=False)["value"].agg(
+        rms=lambda v: float(np.sqrt(np.mean(np.square(v)))), seeds="count"
+    )
+    g["LH"] = g["L"] * g["H"]
+    return g.sort_values("LH")
+
+
+def kernel_grid_fit(table: pd.DataFrame, metric: str) -> fit.Fit:
+    """Power law of the RMS deviation `metric` in L·H over the kernel grid (−1/2 derived:
+    `experiments/convergence.py` docstring)."""
+    g = kernel_grid(table, metric)
+    return fit.power_law(g["LH"], g["rms"])

@@ -44,6 +44,8 @@ regress every column on the affine functions [1, z], keep the residual R [M, N];
 
 from __future__ import annotations
 
+import math
+
 import torch
 from torch.func import jacrev
 
@@ -51,13 +53,19 @@ from mfx.transformer.model import forward
 
 
 def jacobian(Q, K, V, X, q0, *, beta: float = 1.0, readout: str = "query") -> dict[str, torch.Tensor]:
-    """J of one seed: Q, K, V [L, H, d, d] → {"Q","K","V": [N·d, L·H·d·d]}."""
+    """J of every seed: Q, K, V [S, L, H, d, d] → {"Q","K","V": [S, N·d, L·H·d·d]}.
+
+    One reverse pass for all seeds: seed s's outputs depend on its own parameters only, so the Jacobian
+    of the outputs summed over seeds, taken with respect to seed s's parameters, is seed s's Jacobian."""
 
     def f(Q, K, V):
-        return forward(Q[None], K[None], V[None], X, q0, beta=beta, readout=readout).reshape(-1)
+        return forward(Q, K, V, X, q0, beta=beta, readout=readout).sum(0).reshape(-1)
 
-    J = jacrev(f, argnums=(0, 1, 2))(Q, K, V)
-    return {name: j.reshape(j.shape[0], -1) for name, j in zip("QKV", J)}
+    J = jacrev(f, argnums=(0, 1, 2))(Q, K, V)  # [N·d, S, L, H, d, d] each
+    return {name: j.transpose(0, 1).reshape(Q.shape[0], j.shape[0], -1) for name, j in zip("QKV", J)}
+
+
+SEED_BATCH = 2**21  # attention weights per group of seeds in `ntk_blocks` (~16 MB each, ×(1 + N·d) tensors)
 
 
 def ntk_blocks(
@@ -65,20 +73,19 @@ def ntk_blocks(
 ) -> dict[str, torch.Tensor]:
     """{"full", "V", "QK"}: [S, N·d, N·d] empirical NTK blocks of every seed (parameters [S, L, H, d, d]);
     `split_qk=True` adds the query and key blocks "Q" and "K" (K_QK = K_Q + K_K)."""
-    L, H = Q.shape[1], Q.shape[2]
-    out = {"full": [], "V": [], "QK": []} | ({"Q": [], "K": []} if split_qk else {})
-    for s in range(Q.shape[0]):
-        Xs = X[s] if X.dim() == 4 else X
-        J = jacobian(Q[s], K[s], V[s], Xs, q0, beta=beta, readout=readout)
-        KV = L * H * J["V"] @ J["V"].T
-        KQ, KK = L * H * J["Q"] @ J["Q"].T, L * H * J["K"] @ J["K"].T
-        out["V"].append(KV)
-        out["QK"].append(KQ + KK)
-        out["full"].append(KV + KQ + KK)
-        if split_qk:
-            out["Q"].append(KQ)
-            out["K"].append(KK)
-    return {k: torch.stack(v) for k, v in out.items()}
+    S, L, H = Q.shape[:3]
+    N, n = X.shape[-3:-1]
+    # seeds in groups whose attention weights ([N, H·n, n] per layer and seed) stay ≲ SEED_BATCH values
+    per_seed = L * H * N * n * (n if L > 1 or readout == "mean" else 1)
+    step = max(1, SEED_BATCH // per_seed)
+    parts = []
+    for a in range(0, S, step):
+        Xa = X[a : a + step] if X.dim() == 4 else X
+        J = jacobian(Q[a : a + step], K[a : a + step], V[a : a + step], Xa, q0, beta=beta, readout=readout)
+        parts.append(tuple(L * H * J[b] @ J[b].transpose(-1, -2) for b in "VQK"))
+    KV, KQ, KK = (torch.cat(p) for p in zip(*parts))
+    out = {"full": KV + KQ + KK, "V": KV, "QK": KQ + KK}
+    return out | ({"Q": KQ, "K": KK} if split_qk else {})
 
 
 def spectrum(G: torch.Tensor) -> dict[str, torch.Tensor]:
@@ -127,3 +134,49 @@ def sample_z(
             norm < z_max, z, z / norm * z_max * torch.rand(M, 1, generator=generator, dtype=dtype)
         )
     return z
+
+
+def head_kernels(Q, K, V, X, q0, *, beta: float = 1.0) -> torch.Tensor:
+    """k_θ [M, N·d, N·d]: the tangent kernel of one head θ = (Q, K, V) [M, d, d] at the unmoved inputs
+    X [N, n, d], in closed form (module docstring, H = 1):
+
+        k_θ[(i,a),(j,b)] = δ_ab ⟨∇Λ_i(z), ∇Λ_j(z)⟩ + (V ∇²Λ_i(z) G ∇²Λ_j(z) Vᵀ)_ab,   z = β KᵀQ q0,
+
+    with ∇Λ_i, ∇²Λ_i the tilted mean and covariance of cloud i and G = β²(|Q q0|² I + |q0|² KᵀK).  The
+    kernel of a one-layer network of H heads is their mean (no token moves before the query reads them).
+    """
+    N, _n, d = X.shape
+    Qq = Q @ q0  # [M, d]
+    z = beta * torch.einsum("mka,mk->ma", K, Qq)
+    w = torch.softmax(torch.einsum("ma,ija->mij", z, X), dim=-1)  # tilted weights [M, N, n]
+    mean = torch.einsum("mij,ija->mia", w, X)
+    cov = torch.einsum("mij,ija,ijb->miab", w, X, X) - mean[..., :, None] * mean[..., None, :]
+    eye = torch.eye(d, dtype=X.dtype, device=X.device)
+    kv = torch.einsum("mia,mja->mij", mean, mean)[:, :, None, :, None] * eye[:, None, :]  # [M, N, d, N, d]
+    G = beta**2 * ((Qq**2).sum(-1)[:, None, None] * eye + (q0 @ q0) * K.transpose(-1, -2) @ K)
+    B = V[:, None] @ cov  # V ∇²Λ_i [M, N, d, d]
+    kqk = torch.einsum("miac,mcd,mjbd->miajb", B, G, B)
+    return (kv + kqk).reshape(-1, N * d, N * d)
+
+
+def limit_kernel(
+    X, q0, heads: int, generator: torch.Generator, *, beta=1.0, s_qk=1.0, s_v=1.0, chunk: int = 2**14
+) -> torch.Tensor:
+    """K_∞ = 𝔼_θ[k_θ] [N·d, N·d]: the NTK of the L, H → ∞ limit at initialisation, by Monte Carlo over
+    `heads` draws of the initial law (entries of Q, K ~ N(0, s_qk²/d), V ~ N(0, s_v²/d)).
+
+    At initialisation 𝔼V = 0 and V is independent of (Q, K), so the limit's velocity field vanishes for
+    every token distribution: no token moves, and neither does the query through the context.  Each
+    head's output gradient is then that of one head at the unmoved inputs, and K = (1/(LH)) Σ g gᵀ
+    (K = L·H·J Jᵀ with g = L·H·∂ŷ/∂θ) tends to the expectation of `head_kernels`.  An independent
+    reference for the finite networks' K_0 (autograd through the L layers, `ntk_blocks`)."""
+    N, _n, d = X.shape
+    total = torch.zeros(N * d, N * d, dtype=X.dtype, device=X.device)
+    for start in range(0, heads, chunk):
+        m = min(chunk, heads - start)
+        Q, K, V = (
+            torch.randn(m, d, d, generator=generator, dtype=X.dtype).to(X.device) * (s / math.sqrt(d))
+            for s in (s_qk, s_qk, s_v)
+        )
+        total += head_kernels(Q, K, V, X, q0, beta=beta).sum(0)
+    return total / heads

@@ -24,6 +24,8 @@ from mfx.transformer.analysis import (
     depth_fit,
     discrete_curves,
     error_law,
+    kernel_grid,
+    kernel_grid_fit,
     law_predict,
     lh_grid,
     lh_sd_fit,
@@ -240,8 +242,12 @@ def plot_convergence(table: pd.DataFrame) -> dict:
             )
     ax_qk.set(yscale="log", xlabel="flow time $t$", ylabel="$R(t)/R(0)$", title="QK-only training, $L = 1$")
     plotting.legend_below(ax_qk, ncol=2)
-    grid = _lh_grid_figure(t)
-    return {"loss": fig, **({"lh_grid": grid} if grid is not None else {})}
+    grid, kgrid = _lh_grid_figure(t), _kernel_grid_figure(t)
+    return {
+        "loss": fig,
+        **({"lh_grid": grid} if grid is not None else {}),
+        **({"kernel_grid": kgrid} if kgrid is not None else {}),
+    }
 
 
 LOSS_RANGE, CONTROL_RANGE = (1e-30, 10.0), (1e-4, 1e4)  # E2's loss axes; runs beyond are clipped and marked
@@ -450,26 +456,31 @@ BLOCK_NAMES = {
 
 
 def _plot_blocks(t: pd.DataFrame):
-    """Heat map of log10 λ_min/λ_max (min over seeds): rows (distribution, N), columns the NTK blocks and
-    the two Grams; exact nulls (≤ EXACT_NULL) drawn as "0" on white."""
-    tab = block_table(t)
-    fig, (ax,) = plotting.figure(1, 1, width=6.4, height=0.3 * max(len(tab), 4) + 1.6)
-    if tab.empty:
-        ax.set_title("block table: no rows")
+    """Heat maps of log10 λ_min/λ_max (min over seeds), one per depth L of the block table: rows
+    (distribution, N), columns the NTK blocks and the two Grams; exact nulls (≤ EXACT_NULL) drawn as "0"."""
+    rows = t[t["metric"] == "block_ratio"]
+    depths = sorted(int(L) for L in rows["L"].unique()) if len(rows) else [1]
+    tabs = [block_table(t, L) for L in depths]
+    height = 0.3 * max(max(len(tab) for tab in tabs), 4) + 1.6
+    fig, axes = plotting.figure(len(depths), 1, width=6.4 if len(depths) == 1 else 4.0, height=height)
+    if tabs[0].empty:
+        axes[0].set_title("block table: no rows")
         return fig
-    cols = [c for c in (*BLOCKS, *GRAMS) if c in tab.columns]
-    vals = tab[cols].to_numpy(dtype=float)
-    null = vals <= EXACT_NULL
-    shown = np.where(null, np.nan, np.log10(np.clip(vals, EXACT_NULL, None)))
-    im = ax.imshow(shown, aspect="auto", cmap="viridis", vmin=-13, vmax=0)
-    for i, j in zip(*np.nonzero(null)):
-        ax.text(j, i, "0", ha="center", va="center", fontsize=8)
-    ax.set_xticks(range(len(cols)), [BLOCK_NAMES[c] for c in cols], rotation=90)
-    ax.set_yticks(range(len(tab)), [f"{DIST_NAMES.get(d, d)}, $N = {n}$" for d, n in tab.index])
-    ax.axvline(len(BLOCKS) - 0.5, color="white", lw=3)
-    ax.grid(False)
-    ax.set_title(r"$\log_{10} \lambda_{min}/\lambda_{max}$ at $L = 1$ (0: exact null)")
-    fig.colorbar(im, ax=ax, shrink=0.8)
+    for k, (ax, L, tab) in enumerate(zip(axes, depths, tabs)):
+        cols = [c for c in (*BLOCKS, *GRAMS) if c in tab.columns]
+        vals = tab[cols].to_numpy(dtype=float)
+        null = vals <= EXACT_NULL
+        shown = np.where(null, np.nan, np.log10(np.clip(vals, EXACT_NULL, None)))
+        im = ax.imshow(shown, aspect="auto", cmap="viridis", vmin=-13, vmax=0)
+        for i, j in zip(*np.nonzero(null)):
+            ax.text(j, i, "0", ha="center", va="center", fontsize=8)
+        ax.set_xticks(range(len(cols)), [BLOCK_NAMES[c] for c in cols], rotation=90)
+        labels = [f"{DIST_NAMES.get(d, d)}, $N = {n}$" for d, n in tab.index]
+        ax.set_yticks(range(len(tab)), labels if k == 0 else [""] * len(tab))
+        ax.axvline(len(BLOCKS) - 0.5, color="white", lw=3)
+        ax.grid(False)
+        ax.set_title(rf"$\log_{{10}} \lambda_{{min}}/\lambda_{{max}}$ at $L = {L}$ (0: exact null)")
+    fig.colorbar(im, ax=axes, shrink=0.8)
     return fig
 
 
@@ -571,3 +582,35 @@ CASE_NAMES = {
 
 def _case_name(case: str) -> str:
     return plotting.label(CASE_NAMES, case)
+
+
+def _kernel_grid_figure(t: pd.DataFrame):
+    """E2's kernel grid: the RMS over seeds of the NTK's deviation at initialisation from the limit's K_∞
+    against L·H, with the fitted exponents beside the derived −1/2; None without kernel-grid rows."""
+    series = (
+        ("grid_kernel_dev", r"$\|K_0 - K_\infty\|_F \,/\, \|K_\infty\|_F$", "C0"),
+        ("grid_lam_dev", r"$\lambda_{min}(K_0) - \lambda_{min}(K_\infty)$", "C3"),
+    )
+    if kernel_grid(t, "grid_kernel_dev").empty:
+        return None
+    fig, (ax,) = plotting.figure(1, 1, width=3.6, height=2.8)
+    for metric, label, col in series:
+        g = kernel_grid(t, metric)
+        ax.loglog(g["LH"], g["rms"], "o", color=col, ms=4, label=f"RMS of {label}")
+        f = kernel_grid_fit(t, metric)
+        if np.isfinite(f["slope"]):
+            x = np.geomspace(g["LH"].min(), g["LH"].max(), 20)
+            ax.loglog(
+                x, f["prefactor"] * x ** f["slope"], "--", color=col, lw=1, label=f"fit: {f['slope']:.2f}"
+            )
+    ref = kernel_grid(t, "grid_kernel_dev")
+    x = np.geomspace(ref["LH"].min(), ref["LH"].max(), 20)
+    ax.loglog(
+        x, ref["rms"].iloc[0] * (x / ref["LH"].iloc[0]) ** -0.5, ":", color="grey", label="derived: $-1/2$"
+    )
+    _define(ax, r"$K_\infty = \mathbb{E}_\theta[k_\theta]$: one head of the initial law, unmoved inputs")
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.set(xlabel=r"$L \cdot H$", ylabel="RMS over seeds", title="NTK at $t = 0$ against the limit's")
+    plotting.legend_below(ax, ncol=1)
+    return fig

@@ -144,7 +144,32 @@ def residual_scale_without_H(mp):
 
 
 # name → mistake (with its arguments fixed), for the command-line runner
+def heads_shared_across_layers(mp):
+    """One draw of H heads used at every layer (the L layers' parameters drawn once and repeated): the
+    network's kernel is an average over H heads, not L·H, so it converges to K_∞ only as H^(−1/2)."""
+    init = model.init_params
+
+    def wrong(L, H, d, seeds, **kw):
+        return tuple(p.expand(-1, L, -1, -1, -1).contiguous() for p in init(1, H, d, seeds, **kw))
+
+    mp.setattr(model, "init_params", wrong)
+
+
+def kernel_without_LH(mp):
+    """The tangent kernel as J Jᵀ, the L·H factor of K = L·H·J Jᵀ (flow time t = k·η) dropped: it scales as
+    1/(L·H) and tends to 0, not to the limit's kernel."""
+    blocks = ntk.ntk_blocks
+
+    def wrong(Q, K, V, *a, **k):
+        return {b: G / (Q.shape[1] * Q.shape[2]) for b, G in blocks(Q, K, V, *a, **k).items()}
+
+    mp.setattr(ntk, "ntk_blocks", wrong)
+
+
 MUTATIONS = {
+    "heads_shared_across_layers": heads_shared_across_layers,
+    "kernel_without_LH": kernel_without_LH,
+    "kernel_x1.1": lambda mp: kernel_scaled(mp, 1.1),
     "rate_without_H": rate_without_H,
     "iid_reference": iid_reference,
     "query_among_its_keys": query_among_its_keys,

@@ -19,6 +19,7 @@ from .mutations import (
     head_mean_twice,
     iid_reference,
     kernel_scaled,
+    kernel_without_LH,
     modulo_constants,
     no_training,
     one_stream_per_member,
@@ -115,6 +116,22 @@ def test_convergence_rate_claims_fail_with_the_kernel_off_by_a_factor(
         table,
         "λ_min(K_0) > 0: the late linear rate of R equals the GD rate of λ_min(K_T)",
         "small loss, kernel barely moving: the late linear rate",
+    )
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_convergence_kernel_grid_claims_fail_without_the_LH_factor(run_experiment, monkeypatch, seed):
+    """K = J Jᵀ (the L·H of K = L·H·J Jᵀ dropped) tends to 0, not to K_∞: both exponents read ≈ +0.02…0.04
+    (seeds 0, 1).  Heads shared across layers read −0.10…−0.24 (kernel) and −0.14…−0.15 (λ_min): the
+    λ_min claim fails, the kernel claim is inconclusive; a kernel ×1.3 fails the λ_min claim (−0.06),
+    ×1.1 fails neither (scripts/transformer_mutations.py, seeds 0, 1)."""
+    kernel_without_LH(monkeypatch)
+    table = run_experiment("transformer_convergence", "scale=quick", "model.case=kernel_grid", f"seed={seed}")
+    _all_fail(
+        "transformer_convergence",
+        table,
+        "the NTK at initialisation converges to the limit's K_∞",
+        "λ_min(K_0) converges to λ_min(K_∞)",
     )
 
 

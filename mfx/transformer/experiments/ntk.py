@@ -13,6 +13,13 @@ blocks of every distribution and control (N = block_Ns members) beside the Grams
 log-sum-exp functions modulo constants and modulo affine functions; the claims read, case by case,
 that Q, K, QK are positive exactly when the Gram modulo affine is, and V, full exactly when the Gram
 modulo constants is (both directions: positive cases and exact nulls).
+The same rows at L = block_L (8, E1's and E2's depth; block_n_deep = 16 tokens, fresh clouds) are shown
+in the figure, with no claim: the equivalences are exact at L = 1 only.  At L > 1 the context tokens move
+before later layers attend, by amounts that depend on the clouds, so an exact null of the Λ_i at the
+input clouds (translates, copies) is no null of the moved ones at first order in the movement, and the
+derivation fixes no threshold for how far from null such a block must be (quick, seed 0: a translate
+pair's Q, K, QK blocks read λ_min/λ_max ≈ 3e-5 at L = 8, three translates 2e-8 in every block, against
+exact nulls ≤ 3e-16 at L = 1; two-Gaussian mixtures stay positive, 0.007–0.085).
 
 Discrete family (issue 24 §2, dist=discrete): N i.i.d. samples of N(0, I) of n atoms each, disc_draws
 draws per n: all must give a positive-definite Gram (the paper: almost surely).  Why the empirical-NTK
@@ -201,41 +208,47 @@ def _empirical_lse(X: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
 
 
 def _blocks(cfg: DictConfig, rt, base: dict, z_std: torch.Tensor) -> list[dict]:
-    """The block table (issue 24 §1): λ_min/λ_max of the V, Q, K, QK and full NTK blocks at L = 1 (per
-    seed) and of the Grams of the clouds' own Λ_i modulo constants and modulo affine functions, for
-    N = block_Ns members of this distribution at block_n tokens."""
+    """The block table (issue 24 §1): λ_min/λ_max of the V, Q, K, QK and full NTK blocks (per seed) and of
+    the Grams of the clouds' own Λ_i modulo constants and modulo affine functions, for N = block_Ns members
+    of this distribution: at L = 1 with block_n tokens, and at L = block_L (E1's and E2's depth) with
+    block_n_deep tokens (fresh clouds: the context moves, O(n²) per head)."""
     m, d = cfg.model, cfg.model.d
     rows = []
     q0 = torch.zeros(d, dtype=rt.dtype)
     q0[: min(d, len(m.q0))] = torch.tensor(list(m.q0)[:d], dtype=rt.dtype)
     z = m.block_sigma_z * z_std
-    for N in m.block_Ns:
-        params, shift = _members(m, base["dist"], N, m.ntk_spacing)
-        gen = runtime.generator(cfg.seed, "transformer", "blocks", N)
-        c = families.clouds(
-            base["dist"],
-            params,
-            m.block_n,
-            d,
-            gen,
-            base=m.base,
-            shift=shift,
-            gmm_sigma=m.gmm_sigma,
-            dtype=rt.dtype,
-        )
-        F = _empirical_lse(c.X.to(rt.dtype), z)
-        for modulo in ("constants", "affine"):
-            sp = ntk.spectrum(ntk.lse_gram(F, z, modulo))
-            rows.append(dict(base, N=N, L=1, block=f"gram_{modulo}", metric="block_ratio", value=sp["ratio"]))
-        seeds = list(range(m.seeds))
-        Q, K, V = _init(m, rt, seeds, L=1, stream=("blocks", N), seed=cfg.seed)
-        blocks = ntk.ntk_blocks(
-            Q, K, V, c.X.to(rt.device, rt.dtype), q0.to(rt.device), beta=m.beta, split_qk=True
-        )
-        for b, G in blocks.items():
-            ratio = ntk.spectrum(G)["ratio"]
-            for s in seeds:
-                rows.append(dict(base, N=N, L=1, seed=s, block=b, metric="block_ratio", value=ratio[s]))
+    for L, n in ((1, m.block_n), (m.block_L, m.block_n_deep)):
+        # the L = 1 rows keep their streams; the deeper network's clouds and heads are drawn apart
+        tag = () if L == 1 else (L,)
+        for N in m.block_Ns:
+            params, shift = _members(m, base["dist"], N, m.ntk_spacing)
+            gen = runtime.generator(cfg.seed, "transformer", "blocks", N, *tag)
+            c = families.clouds(
+                base["dist"],
+                params,
+                n,
+                d,
+                gen,
+                base=m.base,
+                shift=shift,
+                gmm_sigma=m.gmm_sigma,
+                dtype=rt.dtype,
+            )
+            F = _empirical_lse(c.X.to(rt.dtype), z)
+            for modulo in ("constants", "affine"):
+                sp = ntk.spectrum(ntk.lse_gram(F, z, modulo))
+                rows.append(
+                    dict(base, N=N, L=L, block=f"gram_{modulo}", metric="block_ratio", value=sp["ratio"])
+                )
+            seeds = list(range(m.seeds))
+            Q, K, V = _init(m, rt, seeds, L=L, stream=("blocks", N, *tag), seed=cfg.seed)
+            blocks = ntk.ntk_blocks(
+                Q, K, V, c.X.to(rt.device, rt.dtype), q0.to(rt.device), beta=m.beta, split_qk=True
+            )
+            for b, G in blocks.items():
+                ratio = ntk.spectrum(G)["ratio"]
+                for s in seeds:
+                    rows.append(dict(base, N=N, L=L, seed=s, block=b, metric="block_ratio", value=ratio[s]))
     return rows
 
 
@@ -270,7 +283,18 @@ def _discrete(cfg: DictConfig, rt, base: dict, z_std: torch.Tensor) -> list[dict
 def validate(cfg: DictConfig) -> None:
     _validate_model(cfg)
     m = cfg.model
-    for key in ("M_z", "cf_atoms", "merge_points", "N_ntk", "block_n", "disc_N", "disc_M_z", "disc_draws"):
+    for key in (
+        "M_z",
+        "cf_atoms",
+        "merge_points",
+        "N_ntk",
+        "block_n",
+        "block_L",
+        "block_n_deep",
+        "disc_N",
+        "disc_M_z",
+        "disc_draws",
+    ):
         check(cfg, f"model.{key}", int, low=2)
     for key in ("merge_max", "merge_min", "ntk_spacing", "block_sigma_z"):
         check(cfg, f"model.{key}", float, low=0, open_low=True)
@@ -303,7 +327,7 @@ def validate(cfg: DictConfig) -> None:
     if m.disc_M_z > m.M_z:
         raise ConfigError(f"model.disc_M_z must be ≤ model.M_z = {m.M_z} (got {m.disc_M_z})")
     if m.dist == "convolution":
-        odd = [n for n in (m.cf_atoms, m.block_n, *m.ns) if math.isqrt(n) ** 2 != n]
+        odd = [n for n in (m.cf_atoms, m.block_n, m.block_n_deep, *m.ns) if math.isqrt(n) ** 2 != n]
         if odd:
             raise ConfigError(f"model.dist=convolution needs square token numbers n = a² (got {odd})")
     missing = [f for f in families.FAMILIES if f not in m.p0]
@@ -516,6 +540,7 @@ def _block_claims(t: pd.DataFrame, seeds: int) -> list[Claim]:
         worst = a["mismatch"][:3]
         translates = t[
             (t["metric"] == "block_ratio")
+            & (t["L"] == 1)
             & (t["dist"] == "translates")
             & (t["N"] == 2)
             & t["block"].isin(blocks)

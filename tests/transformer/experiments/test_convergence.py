@@ -14,6 +14,8 @@ ISSUE_CLAIMS = [
     "QK-only training on a translate pair",
     "contrast",
     "large initial loss",
+    "the NTK at initialisation converges to the limit's K_∞",
+    "λ_min(K_0) converges to λ_min(K_∞)",
 ]
 
 
@@ -26,7 +28,9 @@ def test_experiment_runs_end_to_end_and_its_claims_pass(quick_table):
     for claim, words in zip(claims, ISSUE_CLAIMS):
         assert claim.statement.startswith(words)
         assert claim.passed, claim
-    assert [c.kind for c in claims] == ["derived"] * 3 + ["paper"] + ["derived"] * 3 + ["identity"]
+    assert [c.kind for c in claims] == ["derived"] * 3 + ["paper"] + ["derived"] * 3 + ["identity"] + [
+        "derived"
+    ] * 2
     assert all(c.source for c in claims)
     figures = plotting.plot_function(NAME)(table)
     assert all(plotting.layout_problems(f) == [] for f in figures.values())
@@ -35,12 +39,21 @@ def test_experiment_runs_end_to_end_and_its_claims_pass(quick_table):
 def test_partial_grid_gives_inconclusive_claims_not_a_crash(run_experiment):
     table = run_experiment(NAME, "scale=quick", "model.case=translates_qk")
     verdicts = [c.verdict for c in get(NAME).claims(table)]
-    assert verdicts == ["inconclusive"] * 5 + ["pass"] + ["inconclusive"] * 2
+    assert verdicts == ["inconclusive"] * 5 + ["pass"] + ["inconclusive"] * 4
 
 
 def test_convergence_unknown_case_lists_cases(mfx_main, capsys, tmp_path):
     assert mfx_main("run", "experiment=transformer_convergence", "model.case=foo", f"out={tmp_path}") == 2
     assert "injective" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "override", ["cases.kernel_grid.lh=[[2,0]]", "cases.kernel_grid.lh=[]", "model.train=v"]
+)
+def test_kernel_grid_refuses_bad_settings(mfx_main, capsys, tmp_path, override):
+    argv = ("run", f"experiment={NAME}", "model.case=kernel_grid", override, f"out={tmp_path}")
+    assert mfx_main(*argv) == 2
+    assert "model." in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("override", ["model.H=1000000000", "model.n=10000000"])
