@@ -124,7 +124,7 @@ def test_convergence_kernel_grid_claims_fail_without_the_LH_factor(run_experimen
     """K = J Jᵀ (the L·H of K = L·H·J Jᵀ dropped) tends to 0, not to K_∞: both exponents read ≈ +0.02…0.04
     (seeds 0, 1).  Heads shared across layers read −0.10…−0.24 (kernel) and −0.14…−0.15 (λ_min): the
     λ_min claim fails, the kernel claim is inconclusive; a kernel ×1.3 fails the λ_min claim (−0.06),
-    ×1.1 fails neither (scripts/transformer_mutations.py, seeds 0, 1)."""
+    ×1.1 fails neither (scripts/mutations.py, seeds 0, 1)."""
     kernel_without_LH(monkeypatch)
     table = run_experiment("transformer_convergence", "scale=quick", "model.case=kernel_grid", f"seed={seed}")
     _all_fail(

@@ -242,6 +242,7 @@ def run(cfg: DictConfig) -> list[dict]:
     # predicted first-order decay rate of R at t = 0: (rᵀ K r / N²) / R
     first = torch.einsum("sa,sab,sb->s", r0, K0, r0) / N**2 / torch.as_tensor(R[0]).to(r0)
     irreducible = 0.5 * ((y - y.mean(1, keepdim=True)) ** 2).sum((-1, -2)) / N  # best constant output
+    rounding = (1e6 * np.finfo(R.dtype).eps ** 2 * 0.5 * (y**2).sum((-1, -2)) / N).cpu().numpy()
     lam_T = lam[-1][1][block]["lam_min"]
 
     def gd_rate(lam_min):
@@ -253,8 +254,11 @@ def run(cfg: DictConfig) -> list[dict]:
     lam_all = np.array([[float(sp[block]["lam_min"][s]) for s in seeds] for _, sp, _ in lam])  # [points, S]
     for s in seeds:
         rate, r2, npts = _late_fit(t, R[:, s])
-        # the theorem's bound R(0)·exp(−λ_0 t/N) at every recorded t > 0, while R is above rounding
-        live = (t > 0) & np.isfinite(R[:, s]) & (R[:, s] > 1e-28 * R[0, s])
+        # the theorem's bound R(0)·exp(−λ_0 t/N) at every recorded t > 0, while R is above rounding: the
+        # outputs' float rounding leaves R ≈ eps²·|y|²/(2N) (3e-33 on fresh seed 1033, whose close targets
+        # start at R(0) ≈ 2e-5, so R stalled there from t ≈ 10 and the rate "achieved" by t = 25 fell to
+        # 0.81 of the bound's); read only above 10⁶ × that floor
+        live = (t > 0) & np.isfinite(R[:, s]) & (R[:, s] > max(1e-28 * R[0, s], rounding[s]))
         # rate achieved up to t over the bound's rate λ_0/N: ≥ 1 at every t ⟺ R(t) ≤ R(0)·exp(−λ_0 t/N)
         achieved = np.log(R[0, s] / R[live, s]) / t[live] / (lam0[s] / N) if lam0[s] > 0 else np.array([])
         summary = {

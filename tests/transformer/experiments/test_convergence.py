@@ -42,6 +42,16 @@ def test_partial_grid_gives_inconclusive_claims_not_a_crash(run_experiment):
     assert verdicts == ["inconclusive"] * 5 + ["pass"] + ["inconclusive"] * 4
 
 
+def test_the_bound_is_read_above_the_rounding_floor_of_the_loss(run_experiment):
+    """Fresh seed 1033: with targets 50× closer, one run's R reaches float64's rounding floor (≈ 3e-33) by
+    t ≈ 10 and stays there; read down to that floor the bound's achieved rate fell to 0.81 (a failed
+    theorem), read above it every run keeps its rate ≈ 2λ_min(K_0)/N."""
+    table = run_experiment(NAME, "scale=quick", "model.case=injective_small", "seed=1033")
+    ratios = table.loc[table["metric"] == "bound_rate_ratio", "value"]
+    assert len(ratios) == 4 and ratios.min() > 1.9
+    assert table.loc[table["metric"] == "loss", "value"].min() < 1e-32  # the floor was reached
+
+
 def test_convergence_unknown_case_lists_cases(mfx_main, capsys, tmp_path):
     assert mfx_main("run", "experiment=transformer_convergence", "model.case=foo", f"out={tmp_path}") == 2
     assert "injective" in capsys.readouterr().err
