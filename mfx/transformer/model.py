@@ -83,10 +83,11 @@ def _attend(A: torch.Tensor, V: torch.Tensor, Z: torch.Tensor, X: torch.Tensor) 
 
 
 def _layer(A, V, X, q, scale: float, update_context: bool):
-    q = q + scale * _attend(A, V, q.unsqueeze(2), X).squeeze(2)
     if update_context:
-        X = X + scale * _attend(A, V, X, X)
-    return X, q
+        # the query and the context tokens attend to the same keys: one batched call for both
+        dZ = _attend(A, V, torch.cat([q.unsqueeze(2), X], dim=2), X)
+        return X + scale * dZ[:, :, 1:], q + scale * dZ[:, :, 0]
+    return X, q + scale * _attend(A, V, q.unsqueeze(2), X).squeeze(2)
 
 
 def forward(
