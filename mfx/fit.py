@@ -153,14 +153,16 @@ def seed_bootstrap(
     is the seed-bootstrap uncertainty of `statistic(table)` (NaN replicates are kept as NaN).  A
     statistic that returns k numbers (several claims read one costly summary) gives [n_boot, k].
     """
-    seeds = np.sort(table[column].unique())
-    groups = {s: g for s, g in table.groupby(column)}
+    codes, seeds = pd.factorize(table[column], sort=True)
+    rows_of = [np.flatnonzero(codes == k) for k in range(len(seeds))]  # each seed's rows, in table order
     rng = np.random.default_rng(rng_seed)
     values = []
     for _ in range(n_boot):
-        picks = rng.choice(seeds, size=len(seeds), replace=True)
-        parts = [groups[s].assign(**{column: i}) for i, s in enumerate(picks)]
-        values.append(np.asarray(statistic(pd.concat(parts, ignore_index=True)), dtype=float))
+        picks = rng.choice(len(seeds), size=len(seeds), replace=True)
+        # one positional take per resample (a concat of per-seed copies cost most of the claims' time)
+        sample = table.iloc[np.concatenate([rows_of[k] for k in picks])].reset_index(drop=True)
+        sample[column] = np.repeat(np.arange(len(picks)), [len(rows_of[k]) for k in picks])
+        values.append(np.asarray(statistic(sample), dtype=float))
     return np.asarray(values)
 
 
