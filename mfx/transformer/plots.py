@@ -601,7 +601,7 @@ def _kernel_grid_figure(t: pd.DataFrame):
         if np.isfinite(f["slope"]):
             x = np.geomspace(g["LH"].min(), g["LH"].max(), 20)
             ax.loglog(
-                x, f["prefactor"] * x ** f["slope"], "--", color=col, lw=1, label=f"fit: {f['slope']:.2f}"
+                x, f["prefactor"] * x ** f["slope"], "--", color=col, lw=1, label=f"fit: ${f['slope']:.2f}$"
             )
     ref = kernel_grid(t, "grid_kernel_dev")
     x = np.geomspace(ref["LH"].min(), ref["LH"].max(), 20)
