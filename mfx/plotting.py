@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import io
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -102,11 +103,15 @@ def caption_chars(fig) -> int:
     return int(fig.get_figwidth() * 72 / (0.56 * MIN_FONT_PT)) - 2
 
 
+_MATHTEXT = re.compile(r"(?<!\\)\$.*?(?<!\\)\$")  # $…$ segments: mathtext sets "-" as a minus itself
+_HYPHEN_MINUS = re.compile(r"(?<![\w.])-(?=\.?\d)")  # "-0.5", not "1e-3" or "p-2"
+
+
 def layout_problems(fig) -> list[str]:
     """What makes a figure unreadable, from the renderer's bounding boxes (empty list: none).
 
-    Checks: every text ≥ MIN_FONT_PT; no text cut by the figure's edge; no caption cut short with an
-    ellipsis (captions wrap); no two tick labels of one axis overlap; no legend covers a data point,
+    Checks: every text ≥ MIN_FONT_PT; no text cut by the figure's edge; no number's sign written as a
+    hyphen; no caption cut short with an ellipsis (captions wrap); no two tick labels of one axis overlap; no legend covers a data point,
     a line or a bar of its axes, or any other text.
     """
     fig.canvas.draw()
@@ -131,6 +136,8 @@ def layout_problems(fig) -> list[str]:
             problems.append(f"text {label} is {text.get_fontsize():.1f} pt (< {MIN_FONT_PT})")
         if not (edge.x0 <= box.x0 and box.x1 <= edge.x1 and edge.y0 <= box.y0 and box.y1 <= edge.y1):
             problems.append(f"text {label} is cut by the figure edge")
+        if _HYPHEN_MINUS.search(_MATHTEXT.sub("", text.get_text())):
+            problems.append(f"text {label} writes a minus sign as a hyphen (use − or $…$)")
     if fig._supxlabel is not None and "…" in fig._supxlabel.get_text():
         problems.append("the caption is cut with an ellipsis (wrap it)")
     for labels in drawn:

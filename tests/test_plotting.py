@@ -55,6 +55,16 @@ def test_layout_problems_catch_what_they_claim_to():
     assert plotting.layout_problems(clean) == []
 
 
+def test_a_sign_written_as_a_hyphen_is_a_layout_problem_but_mathtext_and_exponents_are_not():
+    fig = _figure()
+    ax = fig.axes[0]
+    ax.plot([0, 1], [0, 1], label="fit: slope -0.46")
+    ax.plot([0, 1], [1, 0], label="fit: slope $-0.46$, tol 1e-3, p-2, −0.5")
+    plotting.legend_outside(ax)
+    found = [p for p in plotting.layout_problems(fig) if "hyphen" in p]
+    assert found == ["text 'fit: slope -0.46' writes a minus sign as a hyphen (use − or $…$)"]
+
+
 def test_a_caption_cut_with_an_ellipsis_is_a_layout_problem():
     fig = _figure()
     plotting.caption(fig, ["claims (quick scale): ✓ 1 pass", "✓ [paper] a claim cut sho…"])

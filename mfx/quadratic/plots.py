@@ -182,9 +182,9 @@ def escape(table):
                 x = np.log(m.index.values.astype(float))
                 f = fit.linear(x, m.values)
                 label = {
-                    "ode": f"ODE $p$={p}: slope {f['slope']:.3f}",
+                    "ode": f"ODE $p$={p}: slope ${f['slope']:.3f}$",
                     "ode_g": r"ODE at the SGD's $g = a\eta$ (dashed)" if p == ps[0] else None,
-                    "sgd": f"SGD $p$={p}: slope {f['slope']:.3f}",
+                    "sgd": f"SGD $p$={p}: slope ${f['slope']:.3f}$",
                     "xcheck_full": f"full SGD $p$={p}",
                 }[method]
                 if method in ("sgd", "xcheck_full"):

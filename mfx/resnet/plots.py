@@ -41,7 +41,7 @@ def _error_panels(table, name, x, curve, slope_fit, slope_at, window=None):
                 yerr=inside["se"],
                 fmt="*",
                 color=c,
-                label=f"${curve}$ = {value:g}" + (f" (slope {own:.2f})" if np.isfinite(own) else ""),
+                label=f"${curve}$ = {value:g}" + (f" (slope ${own:.2f}$)" if np.isfinite(own) else ""),
             )
             out = e[~e["fitted"]]
             if len(out):
@@ -79,7 +79,7 @@ def _error_panels(table, name, x, curve, slope_fit, slope_at, window=None):
                     "--",
                     color="C3",
                     lw=1.0,
-                    label=f"fit at ${curve}$ = {slope_at:g}: slope {slope_fit['slope']:.2f}",
+                    label=f"fit at ${curve}$ = {slope_at:g}: slope ${slope_fit['slope']:.2f}$",
                 )
                 _paper_line(ax, xs, e["value"].iloc[0] * 1.6, xs[0], -0.5, "paper: slope $-1/2$")
         plotting.grid_ticks(ax, sorted(err[x].unique()))
