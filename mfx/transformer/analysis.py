@@ -258,16 +258,21 @@ def adjoint_width_slope(t: pd.DataFrame) -> float:
     return 0.5 * fit.power_law(ex.index.to_numpy(float), ex.to_numpy())["slope"]
 
 
-def lh_grid(table: pd.DataFrame, metric: str) -> pd.DataFrame:
-    """E2's (L, H) grid (role `grid`, at the sweep's largest eps): mean and SD over seeds of `metric` per
-    (L, H), sorted by L·H."""
+def _e2_rows(table: pd.DataFrame, role: str, metric: str) -> pd.DataFrame:
+    """E2's ok rows of `role` and `metric` at the sweep's largest eps."""
     t = table[
         (table["experiment"] == "transformer_convergence")
-        & (table["role"] == "grid")
+        & (table["role"] == role)
         & (table["metric"] == metric)
         & (table["status"] == "ok")
     ]
-    t = t[t["eps"] == t["eps"].max()]
+    return t[t["eps"] == t["eps"].max()]
+
+
+def lh_grid(table: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """E2's (L, H) grid (role `grid`, at the sweep's largest eps): mean and SD over seeds of `metric` per
+    (L, H), sorted by L·H."""
+    t = _e2_rows(table, "grid", metric)
     g = t.groupby(["L", "H"], as_index=False)["value"].agg(mean="mean", sd="std", seeds="count")
     g["LH"] = g["L"] * g["H"]
     return g.sort_values("LH")
@@ -293,13 +298,7 @@ def depth_boot_slopes(table: pd.DataFrame) -> np.ndarray:
 def kernel_grid(table: pd.DataFrame, metric: str) -> pd.DataFrame:
     """E2's kernel grid (role `kernel_grid`): RMS over seeds of `metric` (a deviation from the limit's K_∞)
     per (L, H), sorted by L·H.  The grid does not depend on eps (no training): one eps of the sweep."""
-    t = table[
-        (table["experiment"] == "transformer_convergence")
-        & (table["role"] == "kernel_grid")
-        & (table["metric"] == metric)
-        & (table["status"] == "ok")
-    ]
-    t = t[t["eps"] == t["eps"].max()]
+    t = _e2_rows(table, "kernel_grid", metric)
     g = t.groupby(["L", "H"], as_index=False)["value"].agg(
         rms=lambda v: float(np.sqrt(np.mean(np.square(v)))), seeds="count"
     )

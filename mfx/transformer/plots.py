@@ -40,6 +40,15 @@ def _exp(table: pd.DataFrame, name: str) -> pd.DataFrame:
     return table[table["experiment"] == name]
 
 
+def _fit_line(ax, f, x_data, color) -> None:
+    """A fitted power law, dashed, over the range of `x_data`, its exponent in the legend (none if NaN)."""
+    if np.isfinite(f["slope"]):
+        x = np.geomspace(np.min(x_data), np.max(x_data), 20)
+        ax.loglog(
+            x, f["prefactor"] * x ** f["slope"], "--", color=color, lw=1, label=f"fit: ${f['slope']:.2f}$"
+        )
+
+
 def _define(ax, text: str) -> None:
     """A symbol's definition as a legend entry without a marker (the figure defines what it shows)."""
     ax.plot([], [], " ", label=text)
@@ -283,12 +292,7 @@ def _lh_grid_figure(t: pd.DataFrame):
         g = lh_grid(t, metric)
         ax_m.errorbar(g["LH"], g["mean"], yerr=g["sd"], fmt="o-", color=col, ms=3, lw=1, label=label)
         ax_s.loglog(g["LH"], g["sd"], "o", color=col, ms=3, label=f"{label}: SD")
-        f = lh_sd_fit(t, metric)
-        if np.isfinite(f["slope"]):
-            x = np.geomspace(g["LH"].min(), g["LH"].max(), 20)
-            ax_s.loglog(
-                x, f["prefactor"] * x ** f["slope"], "--", color=col, lw=1, label=f"fit: ${f['slope']:.2f}$"
-            )
+        _fit_line(ax_s, lh_sd_fit(t, metric), g["LH"], col)
     x = np.geomspace(*ax_s.get_xlim(), 20)
     ref = lh_grid(t, "lam0")
     ax_s.loglog(
@@ -597,12 +601,7 @@ def _kernel_grid_figure(t: pd.DataFrame):
     for metric, label, col in series:
         g = kernel_grid(t, metric)
         ax.loglog(g["LH"], g["rms"], "o", color=col, ms=4, label=f"RMS of {label}")
-        f = kernel_grid_fit(t, metric)
-        if np.isfinite(f["slope"]):
-            x = np.geomspace(g["LH"].min(), g["LH"].max(), 20)
-            ax.loglog(
-                x, f["prefactor"] * x ** f["slope"], "--", color=col, lw=1, label=f"fit: ${f['slope']:.2f}$"
-            )
+        _fit_line(ax, kernel_grid_fit(t, metric), g["LH"], col)
     ref = kernel_grid(t, "grid_kernel_dev")
     x = np.geomspace(ref["LH"].min(), ref["LH"].max(), 20)
     ax.loglog(
