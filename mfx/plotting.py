@@ -104,7 +104,8 @@ def caption_chars(fig) -> int:
 
 
 _MATHTEXT = re.compile(r"(?<!\\)\$.*?(?<!\\)\$")  # $…$ segments: mathtext sets "-" as a minus itself
-_HYPHEN_MINUS = re.compile(r"(?<![\w.])-(?=\.?\d)")  # "-0.5", not "1e-3" or "p-2"
+# a number's sign written as a hyphen: "-0.5", not "1e-3" or "p-2" (captions and the layout check)
+HYPHEN_MINUS = re.compile(r"(?<![\w.])-(?=\.?\d)")
 
 
 def layout_problems(fig) -> list[str]:
@@ -136,7 +137,7 @@ def layout_problems(fig) -> list[str]:
             problems.append(f"text {label} is {text.get_fontsize():.1f} pt (< {MIN_FONT_PT})")
         if not (edge.x0 <= box.x0 and box.x1 <= edge.x1 and edge.y0 <= box.y0 and box.y1 <= edge.y1):
             problems.append(f"text {label} is cut by the figure edge")
-        if _HYPHEN_MINUS.search(_MATHTEXT.sub("", text.get_text())):
+        if HYPHEN_MINUS.search(_MATHTEXT.sub("", text.get_text())):
             problems.append(f"text {label} writes a minus sign as a hyphen (use − or $…$)")
     if fig._supxlabel is not None and "…" in fig._supxlabel.get_text():
         problems.append("the caption is cut with an ellipsis (wrap it)")

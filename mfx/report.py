@@ -22,7 +22,7 @@ import pandas as pd
 from mfx import experiment as registry
 from mfx import results
 from mfx.experiment import FAMILIES, KINDS, PAPERS, RULE, SCALES, VERDICTS, Claim, ConfigError
-from mfx.plotting import caption, caption_chars, caption_filter, plot_function, save_figure
+from mfx.plotting import HYPHEN_MINUS, caption, caption_chars, caption_filter, plot_function, save_figure
 
 VARIANT = re.compile(r"-[0-9a-f]{8}")  # a sweep folder's suffix for a variant: <scale>-<hash>
 ARXIV = re.compile(r"arXiv (\d{4}\.\d{4,5})")
@@ -84,8 +84,6 @@ _COORDS = re.compile(
     r",?\s*(?<![(\w=])(?:p\*?|N|n|L|H|M|D)\s*(?:=|≥|>|<|≤)\s*[0-9][0-9.e+]*(?: × 10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+|[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)?(?:\s*[<>≥≤]\s*p\*=[0-9]+)?"
 )
 _MARK = {"pass": "✓", "fail": "✗", "inconclusive": "?"}
-# a sign before a number in a figure caption is typeset as a minus (−0.5), as in the figure's own labels
-_MINUS = re.compile(r"(?<![\w.])-(?=\.?\d)")
 
 
 def caption_lines(claims: list[Claim], shown: list[Claim], scale: str, chars: int) -> list[str]:
@@ -112,7 +110,8 @@ def caption_lines(claims: list[Claim], shown: list[Claim], scale: str, chars: in
         body = textwrap.wrap(
             f"{_MARK[worst]} {text}{tail}", chars, subsequent_indent="    ", break_on_hyphens=False
         )
-        lines += [_MINUS.sub("−", line).replace("$", r"\$") for line in body]
+        # a sign is typeset as a minus (−0.5), as in the figure's own labels
+        lines += [HYPHEN_MINUS.sub("−", line).replace("$", r"\$") for line in body]
     return lines
 
 
