@@ -28,7 +28,7 @@ from matplotlib.ticker import NullFormatter
 from matplotlib.transforms import ScaledTranslation
 
 from mfx import results
-from mfx.experiment import FAMILIES, number  # noqa: F401 (number: re-exported for the plots)
+from mfx.experiment import FAMILIES
 
 # Applied to matplotlib's global rcParams when this module is imported (only processes that draw
 # import it), so every artist of every figure — legends and annotations included — uses it.

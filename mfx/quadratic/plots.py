@@ -7,6 +7,7 @@ import numpy as np
 from matplotlib.ticker import NullFormatter
 
 from mfx import fit, plotting
+from mfx.experiment import number
 from mfx.plotting import colors, figure
 from mfx.quadratic import analysis
 from mfx.quadratic.ranges import rng
@@ -206,7 +207,7 @@ def escape(table):
         N_top = d["N"].max()
         q = d[d["N"] == N_top].groupby("p")["value"].quantile([0.1, 0.5, 0.9]).unstack()
         ax.fill_between(q.index, q[0.1], q[0.9], color=c, alpha=0.25, lw=0)  # the seeds' spread
-        ax.plot(q.index, q[0.5], "-o", color=c, label=f"$p^*$ = {p_star}, $N$ = {plotting.number(N_top)}")
+        ax.plot(q.index, q[0.5], "-o", color=c, label=f"$p^*$ = {p_star}, $N$ = {number(N_top)}")
     ax.set_ylim(0, None)  # from 0: a truncated axis made the weak p-dependence look strong
     ax.set_xlabel(r"$p$")
     ax.set_ylabel(r"$\tau_{esc}$ (ODE, seed median, band 10–90 %)")
@@ -235,7 +236,7 @@ def escape(table):
         )
         ax.set_ylim(1e-6, 1)
         ax.set_xlim(0, 2.5 * p_star)  # the escape window: tau_esc ≈ (p*/8) ln N ≲ 1.8 p* for N ≤ 1e6
-        ax.set_title(f"$p^*$ = {p_star}, $N$ = {plotting.number(N_top)} (ODE)")
+        ax.set_title(f"$p^*$ = {p_star}, $N$ = {number(N_top)} (ODE)")
         ax.set_xlabel(r"$\tau$")
         ax.set_ylabel(r"$\varepsilon_{pl} - \varepsilon_g$")
         plotting.legend_below(ax, ncol=3)
@@ -571,7 +572,7 @@ def norms(table):
                 w["dev"] = np.maximum(np.abs(w["q_max"] / q_bar - 1), np.abs(w["q_min"] / q_bar - 1))
                 w["rho_scaled"] = w["rho_norm"] * np.sqrt(N)
                 med = w.groupby("tau")[["dev", "rho_scaled"]].median()
-                label = f"{method.upper()}, $N$ = {plotting.number(N)}"
+                label = f"{method.upper()}, $N$ = {number(N)}"
                 axes[0].loglog(med.index, med["dev"], ls, color=c, lw=1, label=label)
                 axes[1].semilogx(med.index, med["rho_scaled"], ls, color=c, lw=1)
         axes[0].axhline(rng("norms_delta"), color="k", lw=0.6, label=r"tolerance $\delta$")
