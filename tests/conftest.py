@@ -12,6 +12,7 @@ import pytest
 import torch
 
 from mfx import cli, fit, plotting, results, runtime
+from mfx import experiment as registry
 from mfx.experiment import Claim, Experiment, check, register
 
 TEST_CONF = Path(__file__).parent / "conf"
@@ -116,7 +117,8 @@ def run_experiment(tmp_path):
 @pytest.fixture(scope="session")
 def quick_table(tmp_path_factory):
     """`quick_table(name)`: the experiment's default quick sweep, run once per test run and shared by
-    its claims test and the figure test (each gets its own copy of the collected table).  Under
+    its claims test and the figure test (each gets its own copy of the collected table);
+    `quick_table.claims(name)`: that sweep's claims, computed once for both tests.  Under
     pytest-xdist the workers share one output folder and take turns per experiment (a file lock), so
     a sweep runs once: the second worker finds its jobs complete."""
     root = tmp_path_factory.getbasetemp()
@@ -134,6 +136,14 @@ def quick_table(tmp_path_factory):
             tables[name] = results.collect([out / name / "quick"])[0]
         return tables[name].copy()
 
+    claims = {}
+
+    def claims_of(name: str):
+        if name not in claims:
+            claims[name] = registry.get(name).claims(get(name))
+        return claims[name]
+
+    get.claims = claims_of
     get.root = out  # where the sweeps are: out / name / "quick"
     return get
 

@@ -27,7 +27,7 @@ def quick_sweep_test(name: str):
         assert [m for m in sorted(table["metric"].unique()) if catalog.meaning(metrics, m) is None] == []
         assert all(text and "\n" not in text for text in {**columns, **metrics}.values())  # one line each
         exp = get(name)
-        figs = report.captioned_figures(exp, "quick", table, report.claims_of(exp, table))
+        figs = report.captioned_figures(exp, "quick", table, quick_table.claims(name))
         assert figs
         problems = {}
         for key, fig in figs.items():

@@ -7,7 +7,7 @@ from mfx.quadratic import ranges
 
 def test_quad_curves_quick(quick_table, claims_of):
     table = quick_table("quad_curves")
-    claims = claims_of("quad_curves", table)
+    claims = claims_of("quad_curves")
     assert sum("tail slope" in c.statement for c in claims) == 2  # p = 3, 8 > p* = 2
     assert any("limit ε_g" in c.statement for c in claims)
     assert all(c.kind and c.source for c in claims)

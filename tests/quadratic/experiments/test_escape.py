@@ -7,7 +7,7 @@ from mfx.quadratic.experiments import escape
 
 def test_quad_escape_quick(quick_table, claims_of):
     table = quick_table("quad_escape")
-    claims = claims_of("quad_escape", table)
+    claims = claims_of("quad_escape")
     statements = [c.statement for c in claims]
     assert sum("ODE slope of τ_esc vs ln N" in s for s in statements) == 2
     assert sum("SGD slope" in s for s in statements) == 2

@@ -2,8 +2,7 @@ from sweep_checks import quick_sweep_test
 
 
 def test_quad_hessian_quick(quick_table, claims_of):
-    table = quick_table("quad_hessian")
-    claims = claims_of("quad_hessian", table)
+    claims = claims_of("quad_hessian")
     statements = " ".join(c.statement for c in claims)
     assert "negative eigenvalues at the plateau" in statements and "at the solution" in statements
     assert len(claims) == 3 * 2 * 3 + 3 * 2 * 3  # 3 p × 2 constructed states × 3, 3 p × (ODE, SGD) × 3

@@ -2,12 +2,11 @@ import pytest
 from sweep_checks import quick_sweep_test
 
 from mfx import cli
-from mfx.experiment import KINDS, get
+from mfx.experiment import KINDS
 
 
 def test_quad_implicit_bias_quick(quick_table, claims_of):
-    table = quick_table("quad_implicit_bias")
-    claims = claims_of("quad_implicit_bias", table)
+    claims = claims_of("quad_implicit_bias")
     assert {c.statement.split(",")[0] for c in claims} >= {
         "ODE drift ||S(t) − S(0)||_F up to τ = 200",
         "ODE final polar factor vs polar(ρ0)",
@@ -37,7 +36,7 @@ def test_bad_input_is_refused_in_one_line(tmp_path, capsys, override, key):
 
 
 def test_every_claim_has_a_kind_and_a_source(quick_table):
-    claims = get("quad_implicit_bias").claims(quick_table("quad_implicit_bias"))
+    claims = quick_table.claims("quad_implicit_bias")
     assert all(c.kind in KINDS and c.source and "TODO" not in c.source for c in claims)
     assert {c.kind for c in claims} == {"paper", "derived", "cross-check", "identity"}
 

@@ -8,7 +8,7 @@ from mfx.quadratic.experiments import norms
 
 
 def test_quad_norms_quick(quick_table, claims_of):
-    claims = claims_of("quad_norms", quick_table("quad_norms"))
+    claims = claims_of("quad_norms")
     assert len(claims) == 5
     assert all(c.kind in KINDS and c.source for c in claims)
     assert sum(c.kind == "paper" and "Bocchi" in c.source for c in claims) == 2

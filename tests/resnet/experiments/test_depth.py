@@ -4,7 +4,6 @@ uncertainty; figures draw; bad input exits 2 with one line naming the key."""
 import pytest
 from sweep_checks import quick_sweep_test
 
-from mfx import experiment as registry
 from mfx import plotting
 from mfx.resnet import plots
 
@@ -18,7 +17,7 @@ CLAIMS = [
 
 def test_quick_scale_claims_pass(quick_table):
     table = quick_table("resnet_depth")
-    claims = registry.get("resnet_depth").claims(table)
+    claims = quick_table.claims("resnet_depth")
     assert [any(s in c.statement for c in claims) for s in CLAIMS] == [True] * len(CLAIMS)
     failed = [
         f"{c.statement}: {c.measured} ± {c.u} vs {c.expected} ({c.detail})" for c in claims if not c.passed

@@ -5,7 +5,6 @@ paired units exits 2 naming model.M, NaN runs become status=diverged rows."""
 import pytest
 from sweep_checks import quick_sweep_test
 
-from mfx import experiment as registry
 from mfx import plotting
 from mfx.resnet import plots
 
@@ -22,7 +21,7 @@ CLAIMS = [
 
 def test_quick_scale_claims_pass(quick_table):
     table = quick_table("resnet_lazy")
-    claims = registry.get("resnet_lazy").claims(table)
+    claims = quick_table.claims("resnet_lazy")
     assert [any(s in c.statement for c in claims) for s in CLAIMS] == [True] * len(CLAIMS)
     failed = [
         f"{c.statement}: {c.measured} ± {c.u} vs {c.expected} ({c.detail})" for c in claims if not c.passed

@@ -3,7 +3,6 @@ RK4 reference is cached and shared; figures draw."""
 
 from sweep_checks import quick_sweep_test
 
-from mfx import experiment as registry
 from mfx import plotting
 from mfx.resnet import plots
 
@@ -18,7 +17,7 @@ CLAIMS = [
 
 def test_quick_scale_claims_pass(quick_table):
     table = quick_table("resnet_limit")
-    claims = registry.get("resnet_limit").claims(table)
+    claims = quick_table.claims("resnet_limit")
     assert [any(s in c.statement for c in claims) for s in CLAIMS] == [True] * len(CLAIMS)
     failed = [
         f"{c.statement}: {c.measured} ± {c.u} vs {c.expected} ({c.detail})" for c in claims if not c.passed

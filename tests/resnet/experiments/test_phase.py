@@ -3,7 +3,6 @@ uncertainty; figures draw."""
 
 from sweep_checks import quick_sweep_test
 
-from mfx import experiment as registry
 from mfx import plotting
 from mfx.resnet import plots
 
@@ -12,7 +11,7 @@ CLAIMS = ["critical γ*", "MLU needs movement", "lazy side", "subcritical side"]
 
 def test_quick_scale_claims_pass(quick_table):
     table = quick_table("resnet_phase")
-    claims = registry.get("resnet_phase").claims(table)
+    claims = quick_table.claims("resnet_phase")
     assert [any(s in c.statement for c in claims) for s in CLAIMS] == [True] * len(CLAIMS)
     failed = [
         f"{c.statement}: {c.measured} ± {c.u} vs {c.expected} ({c.detail})" for c in claims if not c.passed

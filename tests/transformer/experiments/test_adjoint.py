@@ -1,7 +1,6 @@
 from sweep_checks import quick_sweep_test
 
 from mfx import plotting
-from mfx.experiment import get
 
 NAME = "transformer_adjoint"
 CLAIMS = [
@@ -14,7 +13,7 @@ CLAIMS = [
 def test_experiment_runs_end_to_end_and_its_claims_pass(quick_table):
     table = quick_table(NAME)
     assert (table["status"] == "ok").all()
-    claims = get(NAME).claims(table)
+    claims = quick_table.claims(NAME)
     assert [c.statement[: len(w)] for c, w in zip(claims, CLAIMS)] == CLAIMS
     assert all(c.passed for c in claims), claims
     figures = plotting.plot_function(NAME)(table)

@@ -23,7 +23,7 @@ def test_experiment_runs_end_to_end_and_its_claims_pass(quick_table):
     table = quick_table(NAME)
     # only the large-initial-loss case blows up (what its claim states)
     assert (table.loc[table["role"] != "large", "status"] == "ok").all()
-    claims = get(NAME).claims(table)
+    claims = quick_table.claims(NAME)
     assert len(claims) == len(ISSUE_CLAIMS)
     for claim, words in zip(claims, ISSUE_CLAIMS):
         assert claim.statement.startswith(words)

@@ -22,7 +22,7 @@ ISSUE_CLAIMS = [
 def test_experiment_runs_end_to_end_and_its_claims_pass(quick_table):
     table = quick_table(NAME)
     assert (table["status"] == "ok").all()
-    claims = get(NAME).claims(table)
+    claims = quick_table.claims(NAME)
     assert len(claims) == len(ISSUE_CLAIMS)
     for claim, words in zip(claims, ISSUE_CLAIMS):
         assert claim.statement.startswith(words)
