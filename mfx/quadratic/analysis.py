@@ -373,6 +373,20 @@ def sigma_explained(rows, slope: float) -> float:
     return float(1 - (resid**2).sum() / (total**2).sum())
 
 
+def p_share_beyond_sigma(rows, slope: float) -> float:
+    """Share of the same variance as `sigma_explained` that p explains beyond ln σ_max(ρ0): the between-p
+    sum of squares of the residual tau_esc − slope·ln σ_max (about each N's mean) over the total; p taken
+    as a factor (one mean per (N, p)), so it is what p could explain at most once σ_max is accounted for."""
+    pair = _paired(rows, "ln_sigma_max")
+    if pair.empty or pair["p"].nunique() < 2:
+        return float("nan")
+    resid = pair["y"] - slope * pair["x"]
+    resid = resid - resid.groupby(pair["N"]).transform("mean")
+    between = resid.groupby([pair["N"], pair["p"]]).transform("mean")
+    total = pair["y"] - pair["y"].groupby(pair["N"]).transform("mean")
+    return float((between**2).sum() / (total**2).sum())
+
+
 def residual_p_shift(rows, slope: float) -> dict:
     """{p: mean of tau_esc − slope·ln σ_max(ρ0) minus that over all p, averaged over N}: what p adds at a
     fixed largest overlap."""

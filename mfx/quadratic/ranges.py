@@ -141,13 +141,14 @@ RANGES: dict[str, dict] = {
         "(analysis.escape_theory): exact for p* = 1 (tau_esc is a function of σ_max alone); for p* ≥ 2 "
         "the second singular value biases a pooled fit by ≤ 0.7 % (64-seed probe, seeds 0–63)",
     },
-    "escape.sigma_explained": {
-        "value": {"quick": 0.5, "paper": 0.5},
-        "why": "lower bound on the share of the variance of tau_esc over seeds and p (each N) that "
-        "ln σ_max(ρ0) explains with the derived slope: the paper's 'maßgeblich' (mainly) read as more "
-        "than half (measured at quick, seeds 0–31: 0.94 ± 0.07 at p* = 1, 0.79 ± 0.05 at p* = 2; 8 seeds "
-        "gave 0.61 ± 0.15, hence 32 ODE seeds at quick scale); a p-dependent escape rate (dropped 2 on "
-        "(aQρ − a*ρT)) gives a negative share",
+    "escape.sigma_contrast": {
+        "value": {"quick": 0.0, "paper": 0.0},
+        "why": "the paper's contrast read literally: escape is set 'maßgeblich' (mainly) by σ_max(ρ0), not by "
+        "p, so the share of the variance of tau_esc over seeds and p (each N) that ln σ_max explains with the "
+        "derived slope exceeds the share p (a factor: one mean per N and p) explains beyond it; no threshold "
+        "of ours. It replaced 'σ_max explains ≥ ½', a threshold the summary does not give (paper scale, "
+        "p* = 3: 0.540 ± 0.084, inconclusive); a p-dependent escape rate (dropped 2 on (aQρ − a*ρT)) gives a "
+        "negative σ_max share and fails it",
     },
     "escape.exit_rate": {
         "value": {"quick": 0.05, "paper": 0.05},

@@ -72,8 +72,11 @@ def test_sigma_slope_and_explained_share():
     rows = _escape_rows(rng, -0.25, 0.0)
     np.testing.assert_allclose(analysis.sigma_slope(rows), -0.25, rtol=0.02)
     assert analysis.sigma_explained(rows, -0.25) > 0.95
+    assert analysis.p_share_beyond_sigma(rows, -0.25) < 0.01
     # a direct p-dependence of 0.1 tau per unit of p (0.6 between p = 2 and 8) outweighs the seed spread
-    assert analysis.sigma_explained(_escape_rows(rng, -0.25, 0.1), -0.25) < 0.5
+    shifted = _escape_rows(rng, -0.25, 0.1)
+    assert analysis.sigma_explained(shifted, -0.25) < 0.5
+    assert analysis.p_share_beyond_sigma(shifted, -0.25) > analysis.sigma_explained(shifted, -0.25)
     shifts = analysis.residual_p_shift(_escape_rows(rng, -0.25, 0.1), -0.25)
     np.testing.assert_allclose(shifts[8] - shifts[2], 0.6, atol=0.02)
 
@@ -83,4 +86,5 @@ def test_sigma_summaries_without_escapes_are_nan_not_errors():
     rows = _escape_rows(np.random.default_rng(1), -0.25, 0.0)
     rows = rows[rows["metric"] != "tau_esc"]
     assert np.isnan(analysis.sigma_slope(rows)) and np.isnan(analysis.sigma_explained(rows, -0.25))
+    assert np.isnan(analysis.p_share_beyond_sigma(rows, -0.25))
     assert analysis.residual_p_shift(rows, -0.25) == {}

@@ -442,8 +442,8 @@ def test_sigma_slope_and_exit_rate_fail_with_a_missing_factor_two_in_drho(run_ex
 def test_sigma_share_and_exit_spread_fail_with_a_p_dependent_escape_rate(run_experiment, monkeypatch):
     """Mistake: dρ/dτ = −2[cρ + (aQρ − a*ρT)] (the 2 dropped in the ρ equation only): the plateau rate
     2a*(t + tr T/(p + 2)) depends on p, so p, not σ_max, sets much of tau_esc, and the exit rate varies
-    with p.  (The share at p* = 1, p ∈ {1, 2, 8}, read inconclusive at seed 0, not diagnosed: only p* = 2
-    is asserted for it.)"""
+    with p.  (At p* = 1, p ∈ {1, 2, 8}, the earlier statistic, σ_max's share ≥ ½, read inconclusive at seed
+    0, not diagnosed: only p* = 2 is asserted for the σ_max contrast.)"""
     monkeypatch.setattr(ode, "rhs", _wrong_rhs(qrho=1.0))
     table = _escape(run_experiment, *_ODE_ONLY)
     _all_fail("quad_escape", table, "share of τ_esc's variance", lambda s: "p*=2" in s)

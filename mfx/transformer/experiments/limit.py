@@ -353,26 +353,6 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             "second order in the pool's mean velocity, O(P^(−1/2)) since E V = 0; trained it is O(1))",
         )
     )
-    sh = shares(t)
-    L, H = sh.get("depth_at", (0, 0))
-    out.append(
-        Claim.at_least(
-            E,
-            f"the depth term dominates at (L, H) = ({L}, {H}), the smallest L of the law's range: it carries "
-            "≥ half of 𝔼 err²",
-            sh["depth"],
-            RANGES["E1_depth_share"]["value"],
-            detail=f"depth²/𝔼 err² at ({L}, {H}), the width term the rest (at ({sh.get('width_at', (0, 0))[0]}, "
-            f"{sh.get('width_at', (0, 0))[1]}) the width term carries {sh['width']:.3g}); scale={scale}",
-            u=_bootstrap(t, lambda b: shares(b)["depth"]),
-            how="seed bootstrap SD",
-            points=1 if np.isfinite(sh["depth"]) else 0,
-            seeds=seeds,
-            kind="derived",
-            source=f"{DERIVATION}: at fixed L the width term (B + C x)/(LH) vanishes as H grows; the threshold "
-            "½ at the grid's largest H is ours",
-        )
-    )
     # B: the width coefficient of the trained network, beside that of t = 0.  It is the sampling error
     # of the initial heads carried through training, which training reshapes (b²(L) moves with L) but
     # does not create: it is no test of training, and this check says only that the grid resolves it.
@@ -395,6 +375,15 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             "rate without H, an i.i.d. reference, no training leave it positive or unresolved)",
         )
     )
+    # which term carries more of 𝔼 err² at (L_min, H_max) is the data draw's, not the law's: A/B ran from
+    # 0.07 to 1.6 over the fresh seeds 1000–1009, and the depth share ≥ ½ held on 6 of 10 (issue 27), so
+    # the share is reported with the law, not tested
+    sh = shares(t)
+    (L, H), (Lw, Hw) = sh.get("depth_at", (0, 0)), sh.get("width_at", (0, 0))
+    split = (
+        f"depth term's share of 𝔼 err² at (L, H) = ({L}, {H}): {sh['depth']:.3g}; width term's at "
+        f"({Lw}, {Hw}): {sh['width']:.3g}"
+    )
     r2 = RANGES["E1_law_r2"]["value"][scale]
     out.append(
         Claim.at_least(
@@ -403,7 +392,7 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             "R² of log err",
             law.r2,
             r2,
-            detail=f"{note}; scale={scale}",
+            detail=f"{note}; {split}; scale={scale}",
             u=_bootstrap(t, lambda b: error_law(b).r2),
             how="seed bootstrap SD",
             points=law.n,

@@ -10,11 +10,10 @@ ISSUE_CLAIMS = [
     "width error",
     "the measured networks are trained",
     "training makes the depth error",
-    "the depth term dominates",
     "the law's width term B/(LH)",
     "the error law A x² + (B + C x)/(LH)",
 ]
-KINDS = ["derived"] * 5 + ["identity", "derived"]
+KINDS = ["derived"] * 4 + ["identity", "derived"]
 
 
 def test_experiment_runs_end_to_end_and_its_claims_pass(quick_table):
