@@ -98,15 +98,15 @@ RANGES: dict[str, dict] = {
     },
     "E1_A_gain": {
         "value": 1.0,
-        "why": "derived (limit.py docstring): at t = 0 the pool's velocity is a mean of heads with E V = 0, "
-        "v̄ = O(P^(−1/2)), and the Euler error is second order in it, A(0) ∝ |v̄|⁴, on average O(1/P²) ≈ "
-        "2e-4·A(T) at P = 64 (3.6 decades); trained towards O(1) targets the velocity is O(1) and so is "
-        "A(T). But |v̄|² is a χ²₂ draw of the pool, so A(0) is the square of an exponential variable: its "
-        "99th percentile is 10× its mean (+1 decade), and over the fresh data draws 1000–1009 A(0) spanned "
-        "7.5e-7 … 3.5e-4 while A(T) spanned 7e-3 … 1.8. The first threshold, 2 decades, failed on the two "
-        "draws with the largest A(0) (1.47 and 1.68 decades; issue 27 audit). 1 decade, an order of "
-        "magnitude, leaves the derived mean 2.6 decades for those two spreads; no training reads 0 ± 0.05. "
-        "Set after 1000–1009, audited on 1010–1019",
+        "why": "derived (limit.py docstring): at t = 0 the pool's velocity is a mean of heads with E V = 0, v̄ = "
+        "O(P^(−1/2)), and the Euler error is second order in it, A(0) ∝ |v̄|⁴, on average O(1/P²) ≈ 2e-4·A(T)"
+        " at P = 64 (3.6 decades); trained towards O(1) targets the velocity is O(1) and so is A(T). But "
+        "|v̄|² is (≈, by the CLT over P heads in d = 2) a χ²₂ draw of the pool, so A(0) is ∝ the square of an"
+        " exponential variable: its 99th percentile is ≈ 10× its mean (+1 decade); over the fresh data draws "
+        "1000–1009 A(0) spanned 7.5e-7 … 3.5e-4 while A(T) spanned 7e-3 … 1.8. The first threshold, 2 "
+        "decades, failed on the two draws with the largest A(0) (1.47 and 1.68 decades; issue 27 audit). 1 "
+        "decade, an order of magnitude, leaves the derived mean 2.6 decades for those two spreads; no "
+        "training reads 0 ± 0.05. Set after 1000–1009, audited on 1010–1019",
     },
     "E1_resolved": {
         "value": 0.0,
