@@ -91,6 +91,18 @@ def crossing_ratio(times, num="sgd", den="ode_matched") -> float:
     return float(per_seed(a) / per_seed(b))
 
 
+def transit_ratio(times, hi: float, lo: float, num="sgd", den="ode_matched") -> float:
+    """Σ over seeds of the time from the first crossing of ε = hi to that of ε = lo (hi > lo), by `num` over
+    that by `den` (a `crossing_table` with both levels, paired seeds): where the crossing ratio sums the
+    times from τ = 0, this reads only the descent after the escape, which finite N does not shift."""
+    wide = times.pivot_table(index="seed", columns=["method", "level"], values="value")
+    if (num, hi) not in wide or (num, lo) not in wide or (den, hi) not in wide or (den, lo) not in wide:
+        return float("nan")
+    a, b = wide[(num, lo)] - wide[(num, hi)], wide[(den, lo)] - wide[(den, hi)]
+    both = a.notna() & b.notna()
+    return float(a[both].sum() / b[both].sum()) if both.any() else float("nan")
+
+
 def _median_curve(df):
     return df.groupby("tau")["value"].median()
 

@@ -88,3 +88,34 @@ def test_sigma_summaries_without_escapes_are_nan_not_errors():
     assert np.isnan(analysis.sigma_slope(rows)) and np.isnan(analysis.sigma_explained(rows, -0.25))
     assert np.isnan(analysis.p_share_beyond_sigma(rows, -0.25))
     assert analysis.residual_p_shift(rows, -0.25) == {}
+
+
+# ------------------------------------------------------------------ quad_curves: crossing and descent times
+
+
+def test_transit_ratio_reads_only_the_descent_and_matches_a_plain_sum():
+    """An SGD curve that escapes 1 earlier but descends at the ODE's pace has crossing ratio < 1 and
+    descent ratio 1; one whose whole τ axis is 1/1.1 of the ODE's has both 1/1.1."""
+    levels = [0.25, 0.05, 0.005]
+    rows = []
+    for seed in range(3):
+        ode = [10.0 + seed, 12.0 + seed, 15.0 + seed]
+        for method, times in (("ode_matched", ode), ("sgd", [ode[0] - 1, ode[1] - 1, ode[2] - 1])):
+            rows += [
+                {"method": method, "seed": seed, "level": lv, "value": t} for lv, t in zip(levels, times)
+            ]
+    times = pd.DataFrame(rows)
+    assert analysis.crossing_ratio(times) < 0.95
+    assert analysis.transit_ratio(times, 0.05, 0.005) == 1.0
+    fast = times.copy()
+    fast.loc[fast["method"] == "sgd", "value"] = (
+        times.loc[times["method"] == "ode_matched", "value"].to_numpy() / 1.1
+    )
+    np.testing.assert_allclose(analysis.transit_ratio(fast, 0.05, 0.005), 1 / 1.1)
+    # a plain loop over seeds
+    w = fast.set_index(["method", "seed", "level"])["value"]
+    num = sum(w["sgd", s, 0.005] - w["sgd", s, 0.05] for s in range(3))
+    den = sum(w["ode_matched", s, 0.005] - w["ode_matched", s, 0.05] for s in range(3))
+    np.testing.assert_allclose(analysis.transit_ratio(fast, 0.05, 0.005), num / den)
+    # a level that no seed reached gives NaN
+    assert np.isnan(analysis.transit_ratio(times, 0.05, 0.001))

@@ -18,6 +18,7 @@ from mfx.quadratic.analysis import (
     crossing_table,
     plateau_point,
     theory_levels,
+    transit_ratio,
 )
 from mfx.quadratic.experiments.common import (
     BASE_MEMORY,
@@ -221,6 +222,26 @@ def claims_curves(table):
                 source=PAPER["ode_limit"],
             )
         )
+        if p >= p_star:
+            hi, lo = levels[1], levels[2]
+            transit = lambda x, hi=hi, lo=lo: transit_ratio(x, hi, lo)
+            out.append(
+                Claim.within(
+                    "quad_curves",
+                    f"SGD/ODE descent time from ε = 0.1·ε_pl to 0.01·ε_pl on the same τ axis, p={p}, p*={p_star}",
+                    transit(pair),
+                    1.0,
+                    tol("curves.transit"),
+                    f"Σ over seeds of τ(ε = {lo:.3g}) − τ(ε = {hi:.3g}) by SGD / by the ODE at the same g from each "
+                    f"run's own initial overlaps: after the escape, which finite N shifts ({scale})",
+                    u=fit.seed_sd(pair, transit),
+                    how="seed bootstrap SD",
+                    points=2,
+                    seeds=n_sgd,
+                    kind="paper",
+                    source=PAPER["ode_limit"],
+                )
+            )
         x = d[d["method"].isin(["xcheck_full", "xcheck_overlap"])]
         if x["method"].nunique() == 2:
             N_x = int(x["N"].iloc[0])
