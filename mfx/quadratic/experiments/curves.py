@@ -203,43 +203,42 @@ def claims_curves(table):
         )
         levels = crossing_levels(p, p_star, eps_pl, floor)
         pair = crossing_table(d[d["method"].isin(["sgd", "ode_matched"])], levels)
-        out.append(
-            Claim.within(
+
+        def against_ode(statement, ratio, key, detail, points, pair=pair, p=p, p_star=p_star, n_sgd=n_sgd):
+            """SGD over the ODE at the same g from each run's own initial overlaps: 1 on one τ axis."""
+            return Claim.within(
                 "quad_curves",
-                f"SGD/ODE ε_g(τ) on the same τ axis, p={p}, p*={p_star}",
-                crossing_ratio(pair),
+                f"{statement}, p={p}, p*={p_star}",
+                ratio(pair),
                 1.0,
-                tol("curves.tau_axis"),
-                "Σ first-crossing times of eps = "
-                + ", ".join(f"{lv:.3g}" for lv in levels)
-                + " by SGD / by the "
-                f"ODE at the same g from each run's own initial overlaps ({scale})",
-                u=fit.seed_sd(pair, crossing_ratio),
+                tol(key),
+                f"{detail} by SGD / by the ODE at the same g from each run's own initial overlaps ({scale})",
+                u=fit.seed_sd(pair, ratio),
                 how="seed bootstrap SD",
-                points=len(levels),
+                points=points,
                 seeds=n_sgd,
                 kind="paper",
                 source=PAPER["ode_limit"],
             )
+
+        out.append(
+            against_ode(
+                "SGD/ODE ε_g(τ) on the same τ axis",
+                crossing_ratio,
+                "curves.tau_axis",
+                "Σ first-crossing times of eps = " + ", ".join(f"{lv:.3g}" for lv in levels),
+                len(levels),
+            )
         )
-        if p >= p_star:
+        if p >= p_star:  # the descent after the escape, which finite N shifts
             hi, lo = levels[1], levels[2]
-            transit = lambda x, hi=hi, lo=lo: transit_ratio(x, hi, lo)
             out.append(
-                Claim.within(
-                    "quad_curves",
-                    f"SGD/ODE descent time from ε = 0.1·ε_pl to 0.01·ε_pl on the same τ axis, p={p}, p*={p_star}",
-                    transit(pair),
-                    1.0,
-                    tol("curves.transit"),
-                    f"Σ over seeds of τ(ε = {lo:.3g}) − τ(ε = {hi:.3g}) by SGD / by the ODE at the same g from each "
-                    f"run's own initial overlaps: after the escape, which finite N shifts ({scale})",
-                    u=fit.seed_sd(pair, transit),
-                    how="seed bootstrap SD",
-                    points=2,
-                    seeds=n_sgd,
-                    kind="paper",
-                    source=PAPER["ode_limit"],
+                against_ode(
+                    "SGD/ODE descent time from ε = 0.1·ε_pl to 0.01·ε_pl on the same τ axis",
+                    lambda x, hi=hi, lo=lo: transit_ratio(x, hi, lo),
+                    "curves.transit",
+                    f"Σ over seeds of τ(ε = {lo:.3g}) − τ(ε = {hi:.3g}) (the descent after the escape)",
+                    2,
                 )
             )
         x = d[d["method"].isin(["xcheck_full", "xcheck_overlap"])]
