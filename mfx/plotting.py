@@ -112,8 +112,8 @@ def layout_problems(fig) -> list[str]:
     """What makes a figure unreadable, from the renderer's bounding boxes (empty list: none).
 
     Checks: every text ≥ MIN_FONT_PT; no text cut by the figure's edge; no number's sign written as a
-    hyphen; no caption cut short with an ellipsis (captions wrap); no two tick labels of one axis overlap; no legend covers a data point,
-    a line or a bar of its axes, or any other text.
+    hyphen; no caption cut short with an ellipsis (captions wrap); no two tick labels of one axis overlap;
+    no legend covers a data point, a line or a bar of its axes, or any other text.
     """
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()

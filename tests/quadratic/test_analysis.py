@@ -112,6 +112,7 @@ def test_transit_ratio_reads_only_the_descent_and_matches_a_plain_sum():
         times.loc[times["method"] == "ode_matched", "value"].to_numpy() / 1.1
     )
     np.testing.assert_allclose(analysis.transit_ratio(fast, 0.05, 0.005), 1 / 1.1)
+    np.testing.assert_allclose(analysis.crossing_ratio(fast), 1 / 1.1)
     # a plain loop over seeds
     w = fast.set_index(["method", "seed", "level"])["value"]
     num = sum(w["sgd", s, 0.005] - w["sgd", s, 0.05] for s in range(3))
