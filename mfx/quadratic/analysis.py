@@ -151,16 +151,17 @@ def width_shift(rows, p_star) -> float:
     return float(med.get(p_star, np.nan) - med.get(8, np.nan))
 
 
-def tau_ratio(rows) -> float:
-    """Σ tau_esc(sgd) / Σ tau_esc(ode_matched) over the (N, seed) pairs both have."""
+def sgd_ode_ratio(rows) -> float:
+    """Σ value(sgd) / Σ value(ode_matched) over the (N, seed) pairs both have (rows of one metric:
+    tau_esc or exit_rate)."""
     wide = rows.pivot_table(index=["N", "seed"], columns="method", values="value").dropna()
     if not {"sgd", "ode_matched"} <= set(wide.columns) or wide.empty:
         return float("nan")
     return float(wide["sgd"].sum() / wide["ode_matched"].sum())
 
 
-def tau_ratio_per_N(rows) -> dict:
-    return {int(n): tau_ratio(g) for n, g in rows.groupby("N")}
+def sgd_ode_ratio_per_N(rows) -> dict:
+    return {int(n): sgd_ode_ratio(g) for n, g in rows.groupby("N")}
 
 
 def xcheck_ratio(rows) -> float:

@@ -120,3 +120,19 @@ def test_transit_ratio_reads_only_the_descent_and_matches_a_plain_sum():
     np.testing.assert_allclose(analysis.transit_ratio(fast, 0.05, 0.005), num / den)
     # a level that no seed reached gives NaN
     assert np.isnan(analysis.transit_ratio(times, 0.05, 0.001))
+
+
+def test_sgd_ode_ratio_pairs_runs_by_N_and_seed():
+    """Σ sgd / Σ ode_matched over the (N, seed) pairs both methods have: an unpaired run is left out."""
+    rows = pd.DataFrame(
+        {
+            "method": ["sgd", "ode_matched", "sgd", "ode_matched", "sgd", "ode_matched"],
+            "N": [10, 10, 10, 10, 100, 100],
+            "seed": [0, 0, 1, 1, 0, 1],
+            "value": [2.0, 1.0, 4.0, 3.0, 7.0, 5.0],
+        }
+    )
+    assert analysis.sgd_ode_ratio(rows) == (2.0 + 4.0) / (1.0 + 3.0)
+    per_N = analysis.sgd_ode_ratio_per_N(rows)
+    assert per_N[10] == 1.5 and np.isnan(per_N[100])
+    assert np.isnan(analysis.sgd_ode_ratio(rows[rows["method"] == "sgd"]))

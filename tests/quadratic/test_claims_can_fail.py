@@ -426,6 +426,15 @@ def test_escape_time_axis_fails_when_sgd_runs_faster_than_its_tau(run_experiment
     _all_fail("quad_escape", table, "SGD/ODE escape time on the same τ axis")
 
 
+def test_escape_exit_rate_catches_sgd_running_10_percent_faster_than_its_tau(run_experiment, monkeypatch):
+    """Mistake: SGD steps at 1.1 η while its τ axis assumes η. The escape time cannot see it (the noise's
+    early escape and the slower escape at larger g absorb it, above); the exit rate of ε_pl − ε, read
+    once ρ is O(0.1), scales with the axis (quick seed 0, N ≤ 1e5: 1.126, 1.117 against 1.005, 1.009)."""
+    sgd_with(monkeypatch, eta_factor=1.1, which=("overlap",))
+    table = _escape(run_experiment, "model.p=1,2", "model.full_N=0", "model.sgd_N=[1000,10000]")
+    _all_fail("quad_escape", table, "SGD/ODE exit rate")
+
+
 @pytest.mark.slow
 def test_escape_cross_check_fails_when_the_full_sgd_drops_the_square_factor(run_experiment, monkeypatch):
     sgd_with(monkeypatch, eta_factor=0.5, which=("full",))

@@ -11,6 +11,7 @@ def test_quad_escape_quick(quick_table, claims_of):
     statements = [c.statement for c in claims]
     assert sum("ODE slope of τ_esc vs ln N" in s for s in statements) == 2
     assert sum("SGD slope" in s for s in statements) == 2
+    assert sum(s.startswith("SGD/ODE exit rate") for s in statements) == 2
     # escape vs the largest initial overlap and the F3 exit claims, one set per p*
     for prefix in ("ODE slope of τ_esc vs ln σ_max", "share of τ_esc's variance", "ODE exit rate"):
         assert sum(s.startswith(prefix) for s in statements) == 2, prefix
