@@ -295,10 +295,11 @@ def depth_boot_slopes(table: pd.DataFrame) -> np.ndarray:
     return np.array([depth_fit(g, "err_depth_boot")["slope"] for _, g in t.groupby("pool")])
 
 
-def kernel_grid(table: pd.DataFrame, metric: str) -> pd.DataFrame:
-    """E2's kernel grid (role `kernel_grid`): RMS over seeds of `metric` (a deviation from the limit's K_∞)
-    per (L, H), sorted by L·H.  The grid does not depend on eps (no training): one eps of the sweep."""
-    t = _e2_rows(table, "kernel_grid", metric)
+def kernel_grid(table: pd.DataFrame, metric: str, role: str = "kernel_grid") -> pd.DataFrame:
+    """E2's grids against the limit (role `kernel_grid`, untrained; `grid`, trained at close targets): RMS
+    over seeds of `metric` (a deviation from the limit's K_∞) per (L, H), sorted by L·H, at one eps of the
+    sweep (the largest)."""
+    t = _e2_rows(table, role, metric)
     g = t.groupby(["L", "H"], as_index=False)["value"].agg(
         rms=lambda v: float(np.sqrt(np.mean(np.square(v)))), seeds="count"
     )
@@ -306,8 +307,8 @@ def kernel_grid(table: pd.DataFrame, metric: str) -> pd.DataFrame:
     return g.sort_values("LH")
 
 
-def kernel_grid_fit(table: pd.DataFrame, metric: str) -> fit.Fit:
-    """Power law of the RMS deviation `metric` in L·H over the kernel grid (−1/2 derived:
+def kernel_grid_fit(table: pd.DataFrame, metric: str, role: str = "kernel_grid") -> fit.Fit:
+    """Power law of the RMS deviation `metric` in L·H over a grid of `role` (−1/2 derived:
     `experiments/convergence.py` docstring)."""
-    g = kernel_grid(table, metric)
+    g = kernel_grid(table, metric, role)
     return fit.power_law(g["LH"], g["rms"])

@@ -589,19 +589,23 @@ def _case_name(case: str) -> str:
 
 
 def _kernel_grid_figure(t: pd.DataFrame):
-    """E2's kernel grid: the RMS over seeds of the NTK's deviation at initialisation from the limit's K_∞
-    against L·H, with the fitted exponents beside the derived −1/2; None without kernel-grid rows."""
+    """E2's grids against the limit: the RMS over seeds of the NTK's deviation at initialisation from the
+    limit's K_∞, and of the trained late rate's from the GD rate of λ_min(K_∞), against L·H, with the fitted
+    exponents beside the derived −1/2; None without kernel-grid rows."""
     series = (
-        ("grid_kernel_dev", r"$\|K_0 - K_\infty\|_F \,/\, \|K_\infty\|_F$", "C0"),
-        ("grid_lam_dev", r"$\lambda_{min}(K_0) - \lambda_{min}(K_\infty)$", "C3"),
+        ("grid_kernel_dev", r"$\|K_0 - K_\infty\|_F \,/\, \|K_\infty\|_F$", "C0", "kernel_grid"),
+        ("grid_lam_dev", r"$\lambda_{min}(K_0) - \lambda_{min}(K_\infty)$", "C3", "kernel_grid"),
+        ("grid_rate_dev", r"late rate / GD rate of $\lambda_{min}(K_\infty)$ $-$ 1", "C2", "grid"),
     )
     if kernel_grid(t, "grid_kernel_dev").empty:
         return None
     fig, (ax,) = plotting.figure(1, 1, width=3.6, height=2.8)
-    for metric, label, col in series:
-        g = kernel_grid(t, metric)
+    for metric, label, col, role in series:
+        g = kernel_grid(t, metric, role)
+        if len(g) < 2:
+            continue
         ax.loglog(g["LH"], g["rms"], "o", color=col, ms=4, label=f"RMS of {label}")
-        _fit_line(ax, kernel_grid_fit(t, metric), g["LH"], col)
+        _fit_line(ax, kernel_grid_fit(t, metric, role), g["LH"], col)
     ref = kernel_grid(t, "grid_kernel_dev")
     x = np.geomspace(ref["LH"].min(), ref["LH"].max(), 20)
     ax.loglog(
@@ -610,6 +614,6 @@ def _kernel_grid_figure(t: pd.DataFrame):
     _define(ax, r"$K_\infty = \mathbb{E}_\theta[k_\theta]$: one head of the initial law, unmoved inputs")
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.yaxis.set_minor_formatter(NullFormatter())
-    ax.set(xlabel=r"$L \cdot H$", ylabel="RMS over seeds", title="NTK at $t = 0$ against the limit's")
+    ax.set(xlabel=r"$L \cdot H$", ylabel="RMS over seeds", title="NTK and late rate against the limit's")
     plotting.legend_below(ax, ncol=1)
     return fig

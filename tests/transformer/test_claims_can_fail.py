@@ -16,6 +16,7 @@ from mfx import experiment as registry
 from .mutations import (
     adjoint_without_interaction,
     gmm_without_separation,
+    heads_shared_across_layers,
     head_mean_twice,
     iid_reference,
     kernel_scaled,
@@ -132,6 +133,18 @@ def test_convergence_kernel_grid_claims_fail_without_the_LH_factor(run_experimen
         "the NTK at initialisation converges to the limit's K_∞",
         "λ_min(K_0) converges to λ_min(K_∞)",
     )
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_convergence_late_rate_grid_claim_fails_with_heads_shared_across_layers(run_experiment, monkeypatch, seed):
+    """One draw of H heads at every layer: the kernel averages H heads, not L·H, and the late rate (the GD
+    rate of λ_min(K_0) at close targets) converges as slowly as λ_min does.  (GD at η·L instead of η·L·H
+    leaves it inconclusive, not failed: the flow runs H times too slowly, and the runs with no late phase
+    by T are left out — 2 seeds, quick grid.)"""
+    heads_shared_across_layers(monkeypatch)
+    cases = "model.case=grid_2x4,grid_4x8,grid_8x16"
+    table = run_experiment("transformer_convergence", "scale=quick", cases, f"seed={seed}")
+    _all_fail("transformer_convergence", table, "the late linear rate converges to the limit's")
 
 
 def test_convergence_translate_claim_fails_when_the_query_attends_to_itself(run_experiment, monkeypatch):

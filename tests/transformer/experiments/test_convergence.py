@@ -74,3 +74,15 @@ def test_absurd_sizes_are_refused_before_anything_runs(mfx_main, capsys, tmp_pat
 
 
 test_quick_sweep_reads = quick_sweep_test("transformer_convergence")
+
+
+def test_the_trained_grid_claim_reads_every_run_and_needs_three_points(run_experiment):
+    """The (L, H) grid runs at paper scale only; two points of it give the late-rate claim, inconclusive,
+    with every run counted (its pass and fail at four points: `mfx run … scale=paper`, and
+    tests/transformer/test_claims_can_fail.py)."""
+    seeds = ("cases.grid_2x4.seeds=3", "cases.grid_4x8.seeds=3")
+    table = run_experiment(NAME, "scale=quick", "model.case=grid_2x4,grid_4x8", *seeds)
+    (claim,) = [c for c in get(NAME).claims(table) if c.statement.startswith("the late linear rate converges")]
+    assert claim.verdict == "inconclusive" and claim.points == 2 and claim.of == 6
+    assert claim.excluded == 6 - int((table["metric"] == "grid_rate_dev").sum())
+    assert (table.loc[table["metric"] == "grid_rate_dev", "value"].abs() < 1).all()
