@@ -136,7 +136,7 @@ RANGES: dict[str, dict] = {
         "why": "SGD/ODE exit-rate ratio on one tau axis (the rate of ε_pl − ε in SGD_EXIT_WINDOW): there ρ is "
         "O(0.1) while SGD's noise on it is √(g/N) ≤ 0.01, so the early-escape shift of tau_esc drops out of "
         "a rate; per-seed SD 0.17 at N = 1e3, 0.03 at 1e5 (64 seeds); set after quick seed 0 (1.005, 1.009; "
-        "SGD at η × 1.1: 1.126, 1.117), audited on 1010–1019",
+        "SGD at η × 1.1: 1.126, 1.117), audited on 1020–1029",
     },
     "escape.xcheck": {
         "value": {"quick": 0.20, "paper": 0.10},

@@ -16,8 +16,8 @@ from mfx import experiment as registry
 from .mutations import (
     adjoint_without_interaction,
     gmm_without_separation,
-    heads_shared_across_layers,
     head_mean_twice,
+    heads_shared_across_layers,
     iid_reference,
     kernel_scaled,
     kernel_without_LH,
@@ -136,7 +136,9 @@ def test_convergence_kernel_grid_claims_fail_without_the_LH_factor(run_experimen
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-def test_convergence_late_rate_grid_claim_fails_with_heads_shared_across_layers(run_experiment, monkeypatch, seed):
+def test_convergence_late_rate_grid_claim_fails_with_heads_shared_across_layers(
+    run_experiment, monkeypatch, seed
+):
     """One draw of H heads at every layer: the kernel averages H heads, not L·H, and the late rate (the GD
     rate of λ_min(K_0) at close targets) converges as slowly as λ_min does.  (GD at η·L instead of η·L·H
     leaves it inconclusive, not failed: the flow runs H times too slowly, and the runs with no late phase

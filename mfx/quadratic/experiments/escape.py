@@ -17,9 +17,9 @@ from mfx.quadratic.analysis import (
     _ok,
     escape_slopes,
     mean_slope,
-    slope_spread,
     sgd_ode_ratio,
     sgd_ode_ratio_per_N,
+    slope_spread,
     width_shift,
     xcheck_ratio,
 )
@@ -128,12 +128,14 @@ def _sgd_escape(m, N, seeds, a, a_star, eta, g, threshold, ode_esc, tau, coords,
     rho_m, Q_m = _ode(m, rho0, Q0, T_s, a, a_star, tau, g)
     eps_m = model.risk(rho_m, Q_m, T_s, a, a_star)
     rows.append(_escape_rows("ode_matched", N, seeds, model.escape_time(tau, eps_m, threshold), coords))
-    # the exit rate of ε_pl − ε, SGD and matched ODE: once ρ is O(1) the noise has stopped mattering, and
+    # the exit rate of ε_pl − ε, SGD and matched ODE: once ρ is O(0.1) the noise has stopped mattering, and
     # a rate in τ units reads the SGD time axis directly (the escape time carries the noise's shift)
     low, high = (w * coords["eps_pl"] for w in ranges.SGD_EXIT_WINDOW)
     for name, t, e in (("sgd", tau_s, eps), ("ode_matched", tau, eps_m)):
         rate = model.exit_fit(t, coords["eps_pl"] - e, low, high)[0]
-        df = pd.DataFrame({"method": name, "seed": seeds, "N": N, "metric": "exit_rate", "value": rate, **coords})
+        df = pd.DataFrame(
+            {"method": name, "seed": seeds, "N": N, "metric": "exit_rate", "value": rate, **coords}
+        )
         df["status"] = np.where(np.isfinite(rate), "ok", "no_exit_window")
         rows.append(df)
     keep = slice(0, len(tau_s), max(1, len(tau_s) // 80))

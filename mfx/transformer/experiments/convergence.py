@@ -30,9 +30,9 @@ residual that has not yet aligned with the slowest mode decays faster (ratio ≥
 moves every ratio, and the minimum with them, by that factor.  Where the targets are close (role `kernel0`, the target noise ×0.02) the kernel moves in
 proportion to the distance travelled, K_T ≈ K_0, and the late rate is the GD rate of λ_min(K_0) too.
 
-Convergence as L, H grow (issue 24 §4; role `grid`): the same inputs at (L, H) = (2, 4) … (8, 16) (quick),
-… (16, 32) (paper), with close targets as `kernel0` (the kernel barely moves).  The bound and the late-rate
-claims are checked at every grid point; the figure shows λ_min(K_0) and the late rate (mean ± SD over
+Convergence as L, H grow (issue 24 §4; role `grid`, paper scale): the same inputs at (L, H) = (2, 4) …
+(16, 32), with close targets as `kernel0` (the kernel barely moves).  The bound and the late-rate claims
+are checked at every grid point; the figure shows λ_min(K_0) and the late rate (mean ± SD over
 seeds) against L·H.  The late rate there is the GD rate of λ_min(K_0), and λ_min(K_0) → λ_min(K_∞) (below),
 so the late rate tends to the GD rate of the limit's λ_min(K_∞): the claim reads the exponent of the RMS
 over seeds of their ratio − 1 in L·H, with the bound of the λ_min claim.

@@ -82,7 +82,9 @@ def test_the_trained_grid_claim_reads_every_run_and_needs_three_points(run_exper
     tests/transformer/test_claims_can_fail.py)."""
     seeds = ("cases.grid_2x4.seeds=3", "cases.grid_4x8.seeds=3")
     table = run_experiment(NAME, "scale=quick", "model.case=grid_2x4,grid_4x8", *seeds)
-    (claim,) = [c for c in get(NAME).claims(table) if c.statement.startswith("the late linear rate converges")]
+    (claim,) = [
+        c for c in get(NAME).claims(table) if c.statement.startswith("the late linear rate converges")
+    ]
     assert claim.verdict == "inconclusive" and claim.points == 2 and claim.of == 6
     assert claim.excluded == 6 - int((table["metric"] == "grid_rate_dev").sum())
     assert (table.loc[table["metric"] == "grid_rate_dev", "value"].abs() < 1).all()
