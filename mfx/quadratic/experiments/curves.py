@@ -230,7 +230,7 @@ def claims_curves(table):
                 len(levels),
             )
         )
-        if p >= p_star:  # the descent after the escape, which finite N shifts
+        if p >= p_star:  # the descent after the escape, which finite N does not shift
             hi, lo = levels[1], levels[2]
             out.append(
                 against_ode(
