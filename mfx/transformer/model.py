@@ -76,9 +76,10 @@ def _attend(A: torch.Tensor, V: torch.Tensor, Z: torch.Tensor, X: torch.Tensor) 
     """
     S, N, m, d = Z.shape
     H = A.shape[1]
-    AZ = torch.einsum("shab,snmb->snhma", A, Z).reshape(S, N, H * m, d)
-    P = torch.softmax(AZ @ X.transpose(-1, -2), dim=-1)  # tilted weights of each (head, point)
-    M = (P @ X).reshape(S, N, H, m, d)  # ∇Λ_μ(A_h z): tilted means
+    AZ = torch.einsum("shab,snmb->snahm", A, Z).reshape(S, N, d, H * m)
+    # logits with the n keys on dim −2: softmax over a short last dim (n = 8) is ~6× slower on the CPU
+    P = torch.softmax(X @ AZ, dim=-2)  # [S, N, n, H·m]: tilted weights of each (head, point)
+    M = (P.transpose(-1, -2) @ X).reshape(S, N, H, m, d)  # ∇Λ_μ(A_h z): tilted means
     return torch.einsum("shab,snhmb->snma", V, M)
 
 
