@@ -87,9 +87,9 @@ def rms_over_seeds(table: pd.DataFrame, metric: str) -> pd.DataFrame:
     return r.drop(columns="ms")
 
 
-def width_fit(table: pd.DataFrame) -> tuple[fit.Fit, int]:
+def width_fit(table: pd.DataFrame, metric: str = "err_mc") -> tuple[fit.Fit, int]:
     """Power law in H of the width (Monte Carlo) error at the largest L of the grid; (fit, that L)."""
-    r = rms_over_seeds(table, "err_mc")
+    r = rms_over_seeds(table, metric)
     if r.empty:
         return fit.power_law([], []), 0
     L = int(r["L"].max())
@@ -293,6 +293,23 @@ def depth_boot_slopes(table: pd.DataFrame) -> np.ndarray:
     if t.empty or "pool" not in t:
         return np.array([])
     return np.array([depth_fit(g, "err_depth_boot")["slope"] for _, g in t.groupby("pool")])
+
+
+def width_boot_slopes(table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, int]:
+    """The width exponent (`width_fit`) of each bootstrap pool of E1 (metric err_mc_boot: networks of
+    H heads drawn from bootstrap pool b, against that pool's full network, at one L), its seed-bootstrap
+    SD, and that L: (slopes [B], SDs [B], L); empty arrays and L = 0 without them.
+
+    Each pool's exponent is fitted on its own seeds' draws, so the spread of the slopes is the pool's
+    sampling error plus the seeds'; the SDs are what separates the two (the claim's u)."""
+    t = _limit(table, "err_mc_boot")
+    if t.empty or "pool" not in t:
+        return np.array([]), np.array([]), 0
+    slope = lambda g: width_fit(g, "err_mc_boot")[0]["slope"]
+    pools = [g for _, g in t.groupby("pool")]
+    slopes = np.array([slope(g) for g in pools])
+    sds = np.array([fit.seed_sd(g, slope) for g in pools])
+    return slopes, sds, int(t["L"].max())
 
 
 def kernel_grid(table: pd.DataFrame, metric: str, role: str = "kernel_grid") -> pd.DataFrame:

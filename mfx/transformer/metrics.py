@@ -25,7 +25,7 @@ COLUMNS = {
     "spacing": "spacing of the members' parameters",
     "sigma_z": "scale σ_z of the tilts z ~ N(0, σ_z² I) of the closed-form Gram",
     "block": "NTK block (full, V, Q, K, QK) or Gram of the clouds (gram_constants, gram_affine)",
-    "pool": "bootstrap resample of the reference's pool (E1's depth-exponent spread)",
+    "pool": "bootstrap resample of the reference's pool (E1's spread of the depth and width exponents over pools)",
     "draw": "independent draw of a discrete family",
     "kind": "what the family should give: positive (independent modulo affine), negative (a control), "
     "or its own name (gauss, iid: the finite-n cases)",
@@ -40,6 +40,7 @@ METRICS = {
         "err_depth": "RMS of |ŷ_{L,P} − ŷ_ref| at t = T: the depth error of the full-pool network",
         "err_depth_t0": "the same at t = 0",
         "err_depth_boot": "err_depth of a network whose pool is a bootstrap resample of the reference's pool",
+        "err_mc_boot": "err_mc of H heads drawn from bootstrap pool `pool`, against that pool's full network",
         "loss": "training loss R of the L×H network",
         "loss_ref": "training loss R of the reference",
     },

@@ -83,7 +83,9 @@ RANGES: dict[str, dict] = {
         "value": -0.5,
         "tol": {"quick": 0.2, "paper": 0.15},
         "why": "derived: the L·H heads are i.i.d. draws from the pool, so the width error is a Monte Carlo "
-        "error ∝ H^(−1/2) at fixed L (analysis.py docstring); its seed-bootstrap SD is ≈ 0.05 at quick",
+        "error ∝ H^(−1/2) at fixed L (analysis.py docstring); its u is the seed-bootstrap SD (≈ 0.045 at "
+        "quick) ⊕ the pool's part of the SD of the exponent over networks drawn from bootstrap pools (issue 24 "
+        "§5; 0 at quick seed 0, where the 4 pools' SD 0.039 was their seeds' 0.041)",
     },
     "E1_law_r2": {
         "value": {"quick": 0.75, "paper": 0.95},

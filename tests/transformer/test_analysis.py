@@ -170,3 +170,29 @@ def test_depth_boot_slopes_fit_each_bootstrap_pool_on_its_own():
     slopes = analysis.depth_boot_slopes(pd.concat([t, pd.DataFrame(rows)], ignore_index=True))
     np.testing.assert_allclose(slopes, [0.9, 1.1, 1.0], atol=1e-12)
     assert len(analysis.depth_boot_slopes(t)) == 0
+
+
+def test_width_boot_slopes_fit_each_bootstrap_pool_on_its_own_with_its_seeds_spread():
+    """Pool b's width error c_s·H^(k_b) (seed factor c_s) gives back k_b at the largest L; the seed
+    factor does not change a slope, so each pool's seed-bootstrap SD is 0; err_mc rows are not read."""
+    t = _limit_table()
+    rows = []
+    for b, k in ((1, -0.45), (2, -0.55)):
+        for H in (1, 4, 16, 64):
+            for s in range(6):
+                rows.append(
+                    {
+                        "experiment": "transformer_limit",
+                        "status": "ok",
+                        "L": 16,
+                        "H": H,
+                        "L_ref": 32,
+                        "pool": b,
+                    }
+                    | {"seed": s, "metric": "err_mc_boot", "value": (1 + 0.1 * s) * H**k}
+                )
+    slopes, sds, L = analysis.width_boot_slopes(pd.concat([t, pd.DataFrame(rows)], ignore_index=True))
+    np.testing.assert_allclose(slopes, [-0.45, -0.55], atol=1e-12)
+    np.testing.assert_allclose(sds, 0, atol=1e-12)
+    assert L == 16
+    assert len(analysis.width_boot_slopes(t)[0]) == 0

@@ -50,6 +50,7 @@ from mfx.transformer.analysis import (
     depth_fit,
     error_law,
     shares,
+    width_boot_slopes,
     width_fit,
 )
 from mfx.transformer.experiments.common import (
@@ -114,6 +115,16 @@ def _pool(m: DictConfig, rt, seed: int) -> tuple[torch.Tensor, torch.Tensor, tor
     return Q[0, 0], K[0, 0], V[0, 0]
 
 
+def _pool_index(cfg: DictConfig) -> torch.Tensor:
+    """[1 + B, P]: the pool's heads (row 0) and its B = model.boot_pools bootstrap resamples (P heads
+    drawn with replacement), the same at every L."""
+    m = cfg.model
+    boot = torch.randint(
+        m.P, (m.boot_pools, m.P), generator=runtime.generator(cfg.seed, "transformer", "boot-pools")
+    )
+    return torch.cat([torch.arange(m.P)[None], boot])
+
+
 def _pool_net(cfg: DictConfig, L: int, pool, c, q0, y, rt) -> dict:
     """ŷ(t) [T, 1 + B, N, d] and R(t) [T, 1 + B] of the networks with a whole pool at each of L layers:
     the pool itself (index 0) and its B = model.boot_pools bootstrap resamples (P heads drawn with
@@ -124,9 +135,7 @@ def _pool_net(cfg: DictConfig, L: int, pool, c, q0, y, rt) -> dict:
     key.update({k: container[k] for k in REF_KEYS})
 
     def compute():
-        gen = runtime.generator(cfg.seed, "transformer", "boot-pools")
-        boot = torch.randint(m.P, (m.boot_pools, m.P), generator=gen)
-        idx = torch.cat([torch.arange(m.P)[None], boot]).to(pool[0].device)  # [1 + B, P]
+        idx = _pool_index(cfg).to(pool[0].device)
         Q, K, V = (p[idx][:, None].expand(-1, L, -1, -1, -1).contiguous() for p in pool)
         # no checkpointing: a pool layer keeps ~6 tensors of [1 + B, N, P·n, n] (≈ 1 MB at B = 8, P = 64)
         out = _train(m, Q, K, V, c.X, q0, y)
@@ -158,9 +167,14 @@ def run(cfg: DictConfig) -> list[dict]:
             for s in seeds
         ]
     ).to(rt.device)
-    Q, K, V = (p[idx] for p in pool)  # [S, L, H, d, d]: i.i.d. heads of the pool
+    # the same uniform draws idx on the pool (row 0) and on its first model.boot_width bootstrap
+    # resamples, batched in the seed dimension: [(1 + W)·S, L, H, d, d], i.i.d. heads of each pool
+    W = m.boot_width
+    heads = _pool_index(cfg)[: 1 + W].to(idx.device)[:, idx].flatten(0, 1)
+    Q, K, V = (p[heads] for p in pool)
     out = _train(m, Q, K, V, c.X, q0, y)
-    yhat = out["yhat"]  # [T, S, N, d]
+    S = len(seeds)
+    yhat = out["yhat"][:, :S]  # [T, S, N, d]
     y_ref, y_full = ref["yhat"][:, 0].to(yhat), full["yhat"][:, 0].to(yhat)
     coords = {
         "L": m.L,
@@ -187,6 +201,11 @@ def run(cfg: DictConfig) -> list[dict]:
     }
     for s in seeds:
         rows += [dict(coords, seed=s, metric=k, value=v[s]) for k, v in per_seed.items()]
+    # the width error of the networks drawn from bootstrap pool b, against that pool's full network:
+    # the spread of their width exponents is the exponent's sampling error over pools
+    for b in range(1, 1 + W):
+        err_b = _rms(out["yhat"][-1, b * S : (b + 1) * S], full["yhat"][-1, b].to(yhat))
+        rows += [dict(coords, pool=b, seed=s, metric="err_mc_boot", value=err_b[s]) for s in seeds]
     loss_ref = ref["loss"][:, 0].to(out["loss"])
     for k in _geom_steps(m.steps, 25):
         t = k * m.eta
@@ -202,6 +221,7 @@ def validate(cfg: DictConfig) -> None:
     check(cfg, "model.L_ref", int, low=cfg.model.L)
     check(cfg, "model.target_scale", float, low=0)
     check(cfg, "model.boot_pools", int, low=0)
+    check(cfg, "model.boot_width", int, low=0, high=cfg.model.boot_pools)
 
 
 def memory(cfg: DictConfig) -> float:
@@ -210,9 +230,12 @@ def memory(cfg: DictConfig) -> float:
     ([1 + B, N, P·n, n] per layer, about 6 tensors), in float64, plus the recorded outputs."""
     m = cfg.model
     N = len(m.params)
-    sampled = 4 * m.seeds * N * m.H * m.n * m.n * m.L
+    sampled = 4 * (1 + m.boot_width) * m.seeds * N * m.H * m.n * m.n * m.L
     pooled = 6 * (1 + m.boot_pools) * N * m.P * m.n * m.n * m.L_ref
-    return 8.0 * (max(sampled, pooled) + (m.steps + 1) * (m.seeds + 2 * (1 + m.boot_pools)) * N * m.d)
+    return 8.0 * (
+        max(sampled, pooled)
+        + (m.steps + 1) * ((1 + m.boot_width) * m.seeds + 2 * (1 + m.boot_pools)) * N * m.d
+    )
 
 
 def _bootstrap(table: pd.DataFrame, statistic) -> float:
@@ -292,6 +315,21 @@ def claims(table: pd.DataFrame) -> list[Claim]:
         )
     )
     fw, L_max = width_fit(t)
+    u_seeds = _bootstrap(t, lambda b: width_fit(b)[0]["slope"])
+    # the pool's share: the slopes of the bootstrap pools spread by the pools' sampling error and by
+    # their own seeds' (their seed-bootstrap SDs); the difference of the variances is the pool's
+    slopes, sds, L_boot = width_boot_slopes(t)
+    if len(slopes) >= 2 and L_boot == L_max:
+        var_pools = max(0.0, float(np.var(slopes, ddof=1) - np.mean(sds**2)))
+        u_width = math.sqrt(u_seeds**2 + var_pools)
+        pools_note = (
+            f"over {len(slopes)} bootstrap pools k = {np.round(slopes, 3).tolist()} (SD {np.std(slopes, ddof=1):.2g}, "
+            f"their seeds' SD {math.sqrt(np.mean(sds**2)):.2g}: the pool's part {math.sqrt(var_pools):.2g}); "
+            f"u = seed SD {u_seeds:.2g} ⊕ the pool's part"
+        )
+    else:
+        u_width = float("nan")  # the pool's sampling error is part of u: not measured, no verdict
+        pools_note = f"no bootstrap-pool networks at L = {L_max} (model.boot_width ≥ 2 there): u not measured"
     r = RANGES["E1_width_exponent"]
     out.append(
         Claim.within(
@@ -300,9 +338,9 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             fw["slope"],
             r["value"],
             r["tol"][scale],
-            detail=f"{fw.describe('slope')} on the RMS over seeds; scale={scale}",
-            u=_bootstrap(t, lambda b: width_fit(b)[0]["slope"]),
-            how="seed bootstrap SD",
+            detail=f"{fw.describe('slope')} on the RMS over seeds; {pools_note}; scale={scale}",
+            u=u_width,
+            how="seed bootstrap SD ⊕ pool bootstrap SD",
             points=fw.n,
             seeds=seeds,
             min_points=3,
@@ -415,6 +453,6 @@ register(
         claims=claims,
         validate=validate,
         memory=memory,
-        memory_keys="model.L, model.H, model.n, model.P, model.seeds, model.boot_pools",
+        memory_keys="model.L, model.H, model.n, model.P, model.seeds, model.boot_pools, model.boot_width",
     )
 )
