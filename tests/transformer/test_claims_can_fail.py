@@ -53,7 +53,8 @@ def _all_fail(name, table, *prefixes):
 
 
 def test_limit_claims_fail_with_the_rate_missing_H(run_experiment, monkeypatch):
-    """Measured: width exponent −0.85 ± 0.02, R² 0.23 ± 0.10 (seed 0)."""
+    """Measured at η = 1/64 (seed 0): width exponent −0.851 ± 0.044 (u with the pool's part), R² 0.23 ± 0.10;
+    also the trained check, R(T)/R(0) 0.958 (lr H times too small)."""
     rate_without_H(monkeypatch)
     table = run_experiment("transformer_limit", "scale=quick")
     _all_fail("transformer_limit", table, "width error", "the error law")
@@ -80,7 +81,7 @@ def test_limit_claims_fail_without_training(run_experiment, monkeypatch, seed):
 
 
 def test_limit_depth_claims_fail_with_an_iid_reference(run_experiment, monkeypatch):
-    """Measured: depth exponent 0.17 ± 0.02, R² −3.9 ± 1.0 (seed 0)."""
+    """Measured at η = 1/64 (seed 0): depth exponent 0.17 ± 0.09 (u = fit SE ⊕ pool SD), R² −3.9 ± 1.1."""
     iid_reference(monkeypatch)
     table = run_experiment("transformer_limit", "scale=quick")
     _all_fail("transformer_limit", table, "depth error", "the error law")
