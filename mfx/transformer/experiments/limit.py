@@ -340,7 +340,7 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             r["tol"][scale],
             detail=f"{fw.describe('slope')} on the RMS over seeds; {pools_note}; scale={scale}",
             u=u_width,
-            how="seed bootstrap SD ⊕ pool bootstrap SD",
+            how="seed bootstrap SD ⊕ the pool part of the bootstrap pools' SD",
             points=fw.n,
             seeds=seeds,
             min_points=3,
