@@ -162,6 +162,14 @@ class Claim:
     excluded: int = 0
     excluded_why: str = ""
     of: int = 0
+    # The statement part it serves (mfx.statements: "<id>/<part>"), the realistic mistake its can-fail
+    # test injects, the smallest size of that mistake it fails (NaN: not measured) against the target
+    # its statement asks for, and the audit seeds seen before its range was set (empty: before data).
+    statement_id: str = ""
+    mistake: str = ""
+    detects: float = math.nan
+    detects_target: float = math.nan
+    post_hoc: str = ""
 
     @property
     def passed(self) -> bool:
@@ -195,6 +203,11 @@ class Claim:
         excluded_why="",
         of=0,
         exclusion_expected=False,
+        statement_id="",
+        mistake="",
+        detects=math.nan,
+        detects_target=math.nan,
+        post_hoc="",
     ):
         """`at_bound`: names of fitted coefficients the value rests on that sit at a bound of their
         range (`Fit.at_bound`): such a value is not a measurement, and the claim is inconclusive."""
@@ -212,6 +225,8 @@ class Claim:
         if at_bound:
             verdict = "inconclusive"
             notes.append(f"rests on {', '.join(at_bound)} at the bound of its range (≈ 0, not measured)")
+        if post_hoc:
+            notes.append(f"range set after seeing seeds {post_hoc} (post hoc)")
         if excluded:
             share = excluded / of if of else 1.0
             notes.append(f"left out {excluded} of {of or '?'} ({excluded_why})")
@@ -236,13 +251,19 @@ class Claim:
             int(excluded),
             excluded_why,
             int(of),
+            statement_id=str(statement_id),
+            mistake=str(mistake),
+            detects=float(detects),
+            detects_target=float(detects_target),
+            post_hoc=str(post_hoc),
         )
 
     @classmethod
     def within(cls, experiment, statement, measured, target, tol, detail="", relative=False, **kw):
         """|measured − target| ≤ tol (or ≤ tol·|target| when relative).  `kw`: kind and source
         (required), u, how, points, seeds, min_points, at_bound, excluded, excluded_why, of,
-        exclusion_expected (see the class docstring and `_make`)."""
+        exclusion_expected, and the statement keywords statement_id, mistake, detects,
+        detects_target, post_hoc (`mfx.statements.power(entry, scale)` gives them from a ranges entry)."""
         bound = tol * abs(target) if relative else tol
         expected = f"{target:g} ± {tol:g}{' (rel.)' if relative else ''}"
         return cls._make(

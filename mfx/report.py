@@ -512,6 +512,11 @@ def claims_frame(claims: list[Claim]) -> pd.DataFrame:
                 "of": c.of,
                 "excluded_why": c.excluded_why,
                 "detail": c.detail,
+                "statement_id": c.statement_id,
+                "mistake": c.mistake,
+                "detects": c.detects,
+                "detects_target": c.detects_target,
+                "post_hoc": c.post_hoc,
             }
             for c in claims
         ]

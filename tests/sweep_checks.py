@@ -4,7 +4,7 @@ worker, so the worker that runs a sweep is the one that reads it, and no worker 
 
 import matplotlib.pyplot as plt
 
-from mfx import catalog, plotting, report, results
+from mfx import catalog, plotting, report, results, statements
 from mfx.experiment import get
 
 
@@ -16,7 +16,8 @@ def warnings_under(folder) -> list[str]:
 def quick_sweep_test(name: str):
     """A test of the quick sweep of `name`: every column and metric of its rows has its one line in the
     family's glossary (mfx/<family>/metrics.py), its jobs warn nothing (a warning from a default
-    configuration is a defect, issue 25), and its figures, as `mfx report` saves them with their claims
+    configuration is a defect, issue 25), every paper claim names a statement part of the registry
+    (mfx.statements, issue 36), and its figures, as `mfx report` saves them with their claims
     written under them, read (fonts ≥ 7 pt, nothing cut, no colliding ticks, no legend on data)."""
 
     def test(quick_table):
@@ -27,6 +28,10 @@ def quick_sweep_test(name: str):
         assert [m for m in sorted(table["metric"].unique()) if catalog.meaning(metrics, m) is None] == []
         assert all(text and "\n" not in text for text in {**columns, **metrics}.values())  # one line each
         exp = get(name)
+        claims = quick_table.claims(name)
+        known = {pid for s in statements.registry().values() for pid in s.part_ids()}
+        assert [c.statement for c in claims if c.kind == "paper" and not c.statement_id] == []
+        assert [c.statement_id for c in claims if c.statement_id and c.statement_id not in known] == []
         figs = report.captioned_figures(exp, "quick", table, quick_table.claims(name))
         assert figs
         problems = {}
