@@ -15,21 +15,21 @@ Status of a part, from the claims that serve it (one rule, `part_status`):
 A statement takes the worst status of its parts, in the order not reproduced < in part < reproduced,
 and is *not tested* only when no part has a claim.
 
-This module reads claims as a DataFrame with the columns of `report.claims_frame` (so a claims.csv
-and a list of fresh claims go through the same code); it imports no family at import time.
+Claims arrive as dicts with the keys of a claims.csv row (`report.claims_frame`), so a claims.csv
+read with `csv` and a list of fresh claims go through the same code, and `mfx list` / `mfx
+statements` load no pandas.
 """
 
 from __future__ import annotations
 
+import csv
 import importlib
 import math
+import textwrap
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from pathlib import Path
 
-from mfx.experiment import FAMILIES
-
-if TYPE_CHECKING:
-    import pandas as pd
+from mfx.experiment import FAMILIES, KINDS
 
 STATUSES = ("reproduced", "in part", "not reproduced", "not tested")
 # The resolution a paper claim must reach for its statement to count as reproduced: the smallest size
@@ -82,34 +82,38 @@ def power(entry: dict, scale: str) -> dict:
     }
 
 
-def resolved(detects: float, target: float) -> bool:
+def resolved(detects, target) -> bool:
+    detects, target = _number(detects), _number(target)
     return math.isfinite(detects) and math.isfinite(target) and detects <= target
 
 
-def _paper_ok(row) -> bool:
-    return row["verdict"] == "pass" and resolved(float(row["detects"]), float(row["detects_target"]))
+def _number(x) -> float:
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return math.nan
 
 
-def part_status(claims: pd.DataFrame) -> str:
+def part_status(claims: list[dict]) -> str:
     """The status of one part from the claims that serve it (module docstring)."""
-    if claims.empty:
+    if not claims:
         return "not tested"
-    paper = claims[claims["kind"] == "paper"]
-    if (paper["verdict"] == "fail").any():
+    paper = [c for c in claims if c["kind"] == "paper"]
+    if any(c["verdict"] == "fail" for c in paper):
         return "not reproduced"
-    if not paper.empty and all(_paper_ok(r) for _, r in paper.iterrows()):
+    if paper and all(c["verdict"] == "pass" and resolved(c["detects"], c["detects_target"]) for c in paper):
         return "reproduced"
     return "in part"
 
 
 def _worst(statuses: list[str]) -> str:
-    tested = [s for s in statuses if s != "not tested"]
-    if not tested:
+    """A statement's status from its parts': a part with no claim leaves it in part, not tested only
+    when no part has one."""
+    if all(s == "not tested" for s in statuses):
         return "not tested"
-    for s in ("not reproduced", "in part"):
-        if s in statuses:
-            return s
-    return "reproduced"
+    if "not reproduced" in statuses:
+        return "not reproduced"
+    return "reproduced" if all(s == "reproduced" for s in statuses) else "in part"
 
 
 def part_of(claim_statement_id: str) -> tuple[str, str]:
@@ -117,24 +121,21 @@ def part_of(claim_statement_id: str) -> tuple[str, str]:
     return sid, part
 
 
-def evaluate(claims: pd.DataFrame, statements: dict[str, Statement]) -> list[dict]:
-    """One record per statement: id, status, parts {part: (status, claims of it)}, and `missing`
-    (parts with no claim).  `claims` has the columns of report.claims_frame (statement_id, kind,
-    verdict, detects, detects_target, …)."""
-    ids = claims["statement_id"].fillna("").astype(str) if "statement_id" in claims else None
+def evaluate(claims: list[dict], statements: dict[str, Statement]) -> list[dict]:
+    """One record per statement: id, statement, status, parts {part: (status, its claims)} and
+    `missing` (parts with no claim).  A claim is a dict with the keys of a claims.csv row
+    (report.claims_frame): kind, verdict, statement_id, detects, detects_target, …"""
     out = []
     for s in statements.values():
         parts = {}
-        for p in s.parts:
-            pid = s.id if not p else f"{s.id}/{p}"
-            these = claims[ids == pid] if ids is not None else claims.iloc[:0]
+        for p, pid in zip(s.parts, s.part_ids()):
+            these = [c for c in claims if c.get("statement_id") == pid]
             parts[p] = (part_status(these), these)
-        status = _worst([st for st, _ in parts.values()])
         out.append(
             {
                 "id": s.id,
                 "statement": s,
-                "status": status,
+                "status": _worst([st for st, _ in parts.values()]),
                 "parts": parts,
                 "missing": [p for p, (st, _) in parts.items() if st == "not tested"],
             }
@@ -142,15 +143,14 @@ def evaluate(claims: pd.DataFrame, statements: dict[str, Statement]) -> list[dic
     return out
 
 
-def unknown_ids(claims: pd.DataFrame, statements: dict[str, Statement]) -> list[str]:
+def unknown_ids(claims: list[dict], statements: dict[str, Statement]) -> list[str]:
     """Statement ids named by claims that the registry does not list (a typo, or a part not declared)."""
     known = {pid for s in statements.values() for pid in s.part_ids()}
-    named = set(claims["statement_id"].fillna("").astype(str)) - {""} if "statement_id" in claims else set()
-    return sorted(named - known)
+    return sorted({c.get("statement_id") or "" for c in claims} - {""} - known)
 
 
 def headline(records: list[dict]) -> str:
-    """"N of M statements reproduced, K in part, J not tested" (+ failures where there are)."""
+    """ "N of M statements reproduced, K in part, J not tested" (+ failures where there are)."""
     n = {s: sum(r["status"] == s for r in records) for s in STATUSES}
     text = f"{n['reproduced']} of {len(records)} statements reproduced, {n['in part']} in part"
     if n["not reproduced"]:
@@ -158,7 +158,81 @@ def headline(records: list[dict]) -> str:
     return text + f", {n['not tested']} not tested"
 
 
-def touched(claims: pd.DataFrame, statements: dict[str, Statement]) -> dict[str, Statement]:
-    """The statements that `claims` serve (a report of some sweeps counts only those)."""
-    named = {part_of(x)[0] for x in claims.get("statement_id", [])}
-    return {k: s for k, s in statements.items() if k in named}
+def in_scope(claims: list[dict], experiments: dict[str, str]) -> dict[str, Statement]:
+    """The statements a set of claims speaks for: every statement of a family all of whose
+    experiments (`experiments`: name → family) have claims here, and any other statement a claim
+    names.  A report of one sweep so counts only what that sweep serves."""
+    present = {c.get("experiment") for c in claims}
+    whole = {
+        f
+        for f in FAMILIES
+        if (names := [n for n, fam in experiments.items() if fam == f]) and present.issuperset(names)
+    }
+    named = {part_of(c.get("statement_id") or "")[0] for c in claims}
+    return {k: s for k, s in registry(FAMILIES).items() if s.family in whole or k in named}
+
+
+def tally(claims: list[dict]) -> str:
+    """ "2/3 paper, 1/1 derived pass" for some claims."""
+    out = []
+    for kind in KINDS:
+        these = [c for c in claims if c["kind"] == kind]
+        if these:
+            out.append(f"{sum(c['verdict'] == 'pass' for c in these)}/{len(these)} {kind}")
+    return ", ".join(out) + " pass" if out else "no claim"
+
+
+def why_in_part(claims: list[dict]) -> str:
+    paper = [c for c in claims if c["kind"] == "paper"]
+    if not paper:
+        return "no paper claim (" + ", ".join(sorted({c["kind"] for c in claims})) + " only)"
+    if any(c["verdict"] != "pass" for c in paper):
+        return "a paper claim is inconclusive"
+    return "resolution unmeasured or coarser than the target"
+
+
+def rows(records: list[dict]) -> list[list[str]]:
+    """The statements table: id, status, claims by kind, what is missing or unresolved."""
+    out = []
+    for r in records:
+        notes = [f"{p or 'the statement'}: no claim" for p in r["missing"]]
+        notes += [
+            f"{p or 'the statement'}: {why_in_part(c)}"
+            for p, (st, c) in r["parts"].items()
+            if st == "in part"
+        ]
+        out.append(
+            [r["id"], r["status"], tally([c for _, cs in r["parts"].values() for c in cs]), "; ".join(notes)]
+        )
+    return out
+
+
+def newest_claims(out, experiments: list[str], scale: str) -> tuple[list[dict], list[str]]:
+    """The claims of each experiment's own sweep, `out/<name>/<scale>/claims.csv` (its latest report;
+    variants, in `<scale>-<hash>` folders, never count), and the experiments that have none yet.
+    Read with csv (no pandas): a FIFO or a folder named claims.csv is skipped, never opened."""
+    claims, missing = [], []
+    for name in experiments:
+        path = Path(out) / name / scale / "claims.csv"
+        if not path.is_file():
+            missing.append(name)
+            continue
+        with path.open(newline="", encoding="utf-8", errors="replace") as f:
+            claims += [row for row in csv.DictReader(f) if row.get("experiment") == name]
+    return claims, missing
+
+
+def lines(records: list[dict], long: bool = False, width: int = 100) -> list[str]:
+    """The table `mfx statements` prints: one entry per statement (status, claims, what is missing),
+    with its quote, place and parts under it when `long`; wrapped at `width`."""
+    out = []
+    wrap = lambda text, indent: textwrap.wrap(text, width, initial_indent=indent, subsequent_indent=" " * 16)
+    for r, (sid, status, claims, notes) in zip(records, rows(records)):
+        out += wrap(f"{sid}: {claims}" + (f" — {notes}" if notes else ""), f"{status.upper():15} ")
+        if long:
+            s = r["statement"]
+            out += wrap(f"“{s.quote}” ({s.place})", " " * 16)
+            for p, what in s.parts.items():
+                out += wrap(f"part {p}: {what}", " " * 16) if p else []
+            out += wrap(f"not testable here: {s.untestable}", " " * 16) if s.untestable else []
+    return out
