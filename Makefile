@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.mfx-installed
 OUT ?= outputs
 
-.PHONY: install test test-all test-slurm demo figures audit bench lint clean
+.PHONY: install test test-all test-slurm demo figures docs audit power bench lint clean
 
 install: $(STAMP)
 
@@ -41,16 +41,25 @@ figures: install
 	$(BIN)/mfx run experiment=all scale=quick out=$(OUT)
 	@echo "report: $(OUT)/report-quick/report.html"
 
-# Every claim at quick scale for the fresh seeds 1000..1009 (no tolerance was tuned on them): pass / fail / inconclusive counts (the README's table).
+# docs/statements.md, docs/claims.md and the README's figure table, from every experiment at quick scale
+docs: figures
+	$(BIN)/mfx docs --claims $(OUT)/report-quick/claims.csv
+
+# Every claim at quick scale on seeds no range was set on (3000.. this round): counts → docs/audit.md
+AUDIT_FIRST_SEED ?= 3000
 audit: install
-	$(BIN)/mfx audit --seeds 10 --scale quick --out $(OUT)/audit
+	$(BIN)/mfx audit --seeds 10 --first-seed $(AUDIT_FIRST_SEED) --scale quick --out $(OUT)/audit --md docs/audit.md
+
+# Each sized realistic mistake over its sizes, quick scale, seed 0 → docs/power.md, docs/power.csv
+power: install
+	PYTHONPATH=. $(BIN)/python scripts/power.py --out $(OUT)/power
 
 bench: install
 	$(BIN)/python -m benchmarks
 
 lint: install
-	$(BIN)/ruff check mfx tests benchmarks
-	$(BIN)/ruff format --check mfx tests benchmarks
+	$(BIN)/ruff check mfx tests benchmarks scripts
+	$(BIN)/ruff format --check mfx tests benchmarks scripts
 
 clean:
 	rm -rf $(OUT)/*/ .pytest_cache

@@ -55,6 +55,15 @@ def entries() -> dict[str, Entry]:
     return dict(sorted(found.items()))
 
 
+def figure_label(figure: str, width: int) -> str:
+    """A figure's label: the name before its description ("E2: R(t)/R(0) …" → "E2"), else its first
+    clause, at most `width` characters (cut at a word, marked "…")."""
+    label = figure.split(":", 1)[0] if ":" in figure else figure.split(", ", 1)[0]
+    if len(label) <= width:
+        return label
+    return label[: label.rfind(" ", 0, width - 1)] + " …"
+
+
 def _constant(node, names: dict):
     if isinstance(node, ast.Constant):
         return node.value

@@ -36,6 +36,14 @@ STATUSES = ("reproduced", "in part", "not reproduced", "not tested")
 # of its registered mistake that it fails (relative, or in the units the claim's `mistake` names, e.g.
 # an exponent shift).  Issue 36: ≤ 25 % at quick, ≤ 10 % at paper.
 TARGET = {"quick": 0.25, "paper": 0.10}
+RULE = (
+    "A statement is reproduced when each of its parts has a paper claim and every paper claim of it "
+    "passes and detects its registered mistake at the target size (≤ 25 % at quick, ≤ 10 % at paper, "
+    "or as the claim states); not reproduced when a paper claim of it fails; in part when a part rests "
+    "only on derived, identity or cross-check claims, on an inconclusive paper claim, or on one whose "
+    "resolution is unmeasured or coarser than the target, or has no claim; not tested when no part "
+    "has a claim."
+)
 
 
 @dataclass(frozen=True)
@@ -83,11 +91,12 @@ def power(entry: dict, scale: str) -> dict:
 
 
 def resolved(detects, target) -> bool:
-    detects, target = _number(detects), _number(target)
+    detects, target = number(detects), number(target)
     return math.isfinite(detects) and math.isfinite(target) and detects <= target
 
 
-def _number(x) -> float:
+def number(x) -> float:
+    """A claims.csv cell as a float (NaN when empty or not a number)."""
     try:
         return float(x)
     except (TypeError, ValueError):

@@ -1,0 +1,155 @@
+"""The power table (issue 36 §3): each sized mistake over a grid of sizes, every claim's verdict at each
+size, and the smallest size it fails — written to docs/power.md and docs/power.csv, never typed.
+
+    PYTHONPATH=. python scripts/power.py                       # every entry, quick, seed 0 (make power)
+    PYTHONPATH=. python scripts/power.py quad_eta --scale paper --seeds 0
+
+Each entry names an experiment, a mistake with a size s (the mistakes are those of the can-fail tests:
+tests/<family>/mutations.py and tests/resnet/test_claims_can_fail.py) and the sizes to try; size 0 is the
+code as it is, run once per experiment.  Each run goes in-process into its own folder (a fresh artifact
+cache, so no reference made by the correct code is reused), as scripts/mutations.py does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from mfx import cli, report, results
+from mfx import experiment as registry
+from mfx.resnet import model as resnet_model
+from tests.quadratic.mutations import sgd_with
+from tests.transformer.mutations import adjoint_interaction_scaled, kernel_scaled
+
+
+@dataclass(frozen=True)
+class Entry:
+    experiment: str
+    mistake: str  # what is wrong, with its size s
+    apply: object  # (monkeypatch, s) -> None
+    sizes: tuple[float, ...] = (0.05, 0.1, 0.2, 0.3)
+    overrides: tuple[str, ...] = ()
+
+
+def _resnet_alpha(mp, s):
+    train = resnet_model.train
+    mp.setattr(resnet_model, "train", lambda *a, alpha=1.0, **k: train(*a, alpha=alpha * (1 + s), **k))
+
+
+ENTRIES = {
+    "quad_curves_eta": Entry(
+        "quad_curves", "SGD at (1 + s)·η, its τ axis assuming η", lambda mp, s: sgd_with(mp, eta_factor=1 + s)
+    ),
+    "quad_escape_eta": Entry(
+        "quad_escape", "SGD at (1 + s)·η, its τ axis assuming η", lambda mp, s: sgd_with(mp, eta_factor=1 + s)
+    ),
+    "transformer_kernel": Entry(
+        "transformer_convergence", "tangent kernel × (1 + s)", lambda mp, s: kernel_scaled(mp, 1 + s)
+    ),
+    "transformer_adjoint_interaction": Entry(
+        "transformer_adjoint",
+        "adjoint's interaction term × (1 − s)",
+        lambda mp, s: adjoint_interaction_scaled(mp, 1 - s),
+    ),
+    "resnet_limit_alpha": Entry(
+        "resnet_limit", "the networks' residual scale α × (1 + s) against the limit's", _resnet_alpha
+    ),
+}
+
+
+def claims_at(entry: Entry, s: float, scale: str, seed: int, out: Path) -> list:
+    folder = out / entry.experiment / f"{scale}-seed{seed}-s{s:g}"
+    with pytest.MonkeyPatch.context() as mp:
+        if s:
+            entry.apply(mp, s)
+        argv = ["run", f"experiment={entry.experiment}", f"scale={scale}", f"seed={seed}", f"out={folder}"]
+        if cli.main(argv + list(entry.overrides)) != 0:
+            raise SystemExit(f"{entry.experiment} at s = {s:g}: mfx run failed")
+        table = results.collect([folder / entry.experiment])[0]
+        return registry.get(entry.experiment).claims(table)
+
+
+def smallest_failing(verdicts: dict[float, str]) -> float:
+    """The smallest size whose verdict is fail and from which on every larger size fails too."""
+    failing = [s for s in sorted(verdicts) if s and all(verdicts[t] == "fail" for t in verdicts if t >= s)]
+    return failing[0] if failing else math.nan
+
+
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("entries", nargs="*", help=f"some of {', '.join(ENTRIES)} (default: all)")
+    p.add_argument("--scale", default="quick")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", default="outputs/power")
+    p.add_argument("--docs", default="docs", help="where power.md and power.csv go")
+    p.add_argument("--sizes", help="comma-separated sizes instead of each entry's own")
+    a = p.parse_args(argv)
+    names = a.entries or list(ENTRIES)
+    if unknown := [n for n in names if n not in ENTRIES]:
+        p.error(f"no entry {', '.join(unknown)} (entries: {', '.join(ENTRIES)})")
+    rows, baseline = [], {}
+    for name in names:
+        entry = ENTRIES[name]
+        sizes = [float(x) for x in a.sizes.split(",")] if a.sizes else entry.sizes
+        for s in (0.0, *sizes):
+            start = time.perf_counter()
+            if s == 0 and entry.experiment not in baseline:  # the code as it is: once per experiment
+                baseline[entry.experiment] = claims_at(entry, 0.0, a.scale, a.seed, Path(a.out))
+            claims = (
+                baseline[entry.experiment] if s == 0 else claims_at(entry, s, a.scale, a.seed, Path(a.out))
+            )
+            print(f"{name} s={s:g}: {time.perf_counter() - start:.0f} s", flush=True)
+            rows += [
+                {
+                    "entry": name,
+                    "experiment": c.experiment,
+                    "claim": c.statement,
+                    "kind": c.kind,
+                    "statement_id": c.statement_id,
+                    "mistake": entry.mistake,
+                    "s": s,
+                    "verdict": c.verdict,
+                    "measured": c.measured,
+                    "u": c.u,
+                }
+                for c in claims
+            ]
+    table = pd.DataFrame(rows)
+    out = Path(a.docs)
+    results.write_csv(table, out / "power.csv")
+    sizes = sorted(table["s"].unique())
+    head = ["experiment", "claim", "kind", "mistake", *(f"s = {s:g}" for s in sizes), "fails from"]
+    lines = [
+        "# Power: the smallest size of a realistic mistake that fails each claim",
+        "",
+        report.generated_by(
+            f"python scripts/power.py {' '.join(argv)}".strip() + f" (scale {a.scale}, seed {a.seed})"
+        ),
+        "",
+        's = 0 is the code as it is; "fails from" is the smallest s from which every larger s tried fails (— none).',
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+    ]
+    for (name, claim), g in table.groupby(["entry", "claim"], sort=False):
+        verdicts = dict(zip(g["s"], g["verdict"]))
+        first = smallest_failing(verdicts)
+        cells = [g["experiment"].iloc[0], claim, g["kind"].iloc[0], g["mistake"].iloc[0]]
+        cells += [verdicts.get(s, "") for s in sizes] + ["—" if math.isnan(first) else f"{first:g}"]
+        lines.append("| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |")
+    results.write_bytes(out / "power.md", ("\n".join(lines) + "\n").encode())
+    print(f"wrote {out / 'power.md'} and {out / 'power.csv'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
