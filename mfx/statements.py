@@ -107,10 +107,12 @@ def part_status(claims: list[dict]) -> str:
     """The status of one part from the claims that serve it (module docstring)."""
     if not claims:
         return "not tested"
-    paper = [c for c in claims if c["kind"] == "paper"]
-    if any(c["verdict"] == "fail" for c in paper):
+    paper = [c for c in claims if c.get("kind") == "paper"]
+    if any(c.get("verdict") == "fail" for c in paper):
         return "not reproduced"
-    if paper and all(c["verdict"] == "pass" and resolved(c["detects"], c["detects_target"]) for c in paper):
+    if paper and all(
+        c.get("verdict") == "pass" and resolved(c.get("detects"), c.get("detects_target")) for c in paper
+    ):
         return "reproduced"
     return "in part"
 
@@ -185,17 +187,17 @@ def tally(claims: list[dict]) -> str:
     """ "2/3 paper, 1/1 derived pass" for some claims."""
     out = []
     for kind in KINDS:
-        these = [c for c in claims if c["kind"] == kind]
+        these = [c for c in claims if c.get("kind") == kind]
         if these:
             out.append(f"{sum(c['verdict'] == 'pass' for c in these)}/{len(these)} {kind}")
     return ", ".join(out) + " pass" if out else "no claim"
 
 
 def why_in_part(claims: list[dict]) -> str:
-    paper = [c for c in claims if c["kind"] == "paper"]
+    paper = [c for c in claims if c.get("kind") == "paper"]
     if not paper:
-        return "no paper claim (" + ", ".join(sorted({c["kind"] for c in claims})) + " only)"
-    if any(c["verdict"] != "pass" for c in paper):
+        return "no paper claim (" + ", ".join(sorted({str(c.get("kind")) for c in claims})) + " only)"
+    if any(c.get("verdict") != "pass" for c in paper):
         return "a paper claim is inconclusive"
     return "resolution unmeasured or coarser than the target"
 
