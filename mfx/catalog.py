@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import importlib.resources
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,12 +119,11 @@ def _split(value: str) -> list[str]:
 
 
 # The cost model behind `mfx run --dry-run`'s estimates (and the progress bars' weights) where no
-# earlier run recorded a job's time: a job's size in units is the product of its size keys (a list
-# value counts its sum: one run per entry), and COST gives seconds per unit.  Measured once with
-# `seconds_per_unit` over the jobs of `mfx run experiment=all scale=quick` (commit f239569, this
-# project's 2-core machine at load ≈ 10 from other work, nice 10: times ≈ 3-5× an idle machine's).  A
-# rough guide: what a key does not name (quad_escape's SGD only at p = p*, a case's own sizes, the
-# rate search's steps) it does not see; the jobs' own recorded times replace it.
+# earlier run under `out` recorded a job's time: a job's size in units is the product of its size keys
+# (a list value counts its sum: one run per entry), and costs.json gives seconds per unit per experiment
+# and scale, measured by `mfx calibrate OUT` over the jobs of a finished run (its header says which run,
+# commit and machine).  A rough guide: what a key does not name (quad_escape's SGD only at p = p*, a
+# case's own sizes, the rate search's steps) it does not see; the jobs' own recorded times replace it.
 SIZE_KEYS: dict[str, tuple[str, ...]] = {
     "quad_curves": ("model.N", "model.sgd_seeds"),
     "quad_escape": ("model.sgd_N", "model.sgd_seeds"),  # its SGD at p = p* dominates: an average job
@@ -141,32 +141,20 @@ SIZE_KEYS: dict[str, tuple[str, ...]] = {
     "transformer_limit": ("model.L", "model.H", "model.seeds", "model.steps"),
     "transformer_ntk": ("model.Ns", "model.ns", "model.seeds"),
 }
-SECONDS_PER_UNIT = {  # the measured sweep's jobs and total time in the comment
-    "quad_curves": 5.41e-4,  # 4 jobs, 69 s
-    "quad_escape": 7.25e-6,  # 6 jobs, 309 s
-    "quad_hessian": 1.61e-3,  # 3 jobs, 6 s
-    "quad_implicit_bias": 2.04e-4,  # 1 job, 31 s
-    "quad_norms": 7.56e-6,  # 1 job, 40 s
-    "resnet_depth": 1.86e-4,  # 20 jobs, 8 s
-    "resnet_dim": 9.12e-5,  # 7 jobs, 18 s
-    "resnet_lazy": 5.89e-3,  # 8 jobs, 48 s
-    "resnet_limit": 7.47e-5,  # 20 jobs, 25 s
-    "resnet_phase": 3.32e-5,  # 20 jobs, 82 s
-    "resnet_width": 1.19e-4,  # 18 jobs, 82 s
-    "transformer_adjoint": 6.58e-4,  # 1 job, 40 s
-    "transformer_convergence": 2.85e-6,  # 8 jobs, 158 s
-    "transformer_limit": 1.58e-4,  # 16 jobs, 1030 s
-    "transformer_ntk": 2.52e-6,  # 10 jobs, 158 s
-}
-COST: dict[str, tuple[tuple[str, ...], float]] = {
-    name: (keys, SECONDS_PER_UNIT[name]) for name, keys in SIZE_KEYS.items() if name in SECONDS_PER_UNIT
-}
+COSTS = ROOT / "costs.json"
+MEASURED: dict[str, dict[str, float]] = json.loads(COSTS.read_text())["seconds_per_unit"]
+
+
+def cost(name: str, scale: str) -> float | None:
+    """Seconds per unit of a job of `name` at `scale`: measured at that scale, else the quick value."""
+    measured = MEASURED.get(name, {})
+    return measured.get(scale) or measured.get("quick")
 
 
 def units(name: str, config) -> float | None:
-    """A job's size in the units of COST[name] (its config: a DictConfig, or resolved as in
+    """A job's size in the units of `cost(name, …)` (its config: a DictConfig, or resolved as in
     provenance.json), or None."""
-    keys = COST.get(name, ((), None))[0]
+    keys = SIZE_KEYS.get(name, ())
     total = 1.0
     for key in keys:
         v = _size(config, key)
