@@ -429,3 +429,26 @@ def prefactor_ratio(rows, p_hi: int, p_lo: int) -> float:
     """prefactor_per_rho0 at p_hi over that at p_lo."""
     a = prefactor_per_rho0(rows)
     return float(a.get(p_hi, np.nan) / a.get(p_lo, np.nan))
+
+
+def window_times(rows, level: float, theory: dict) -> pd.DataFrame:
+    """Per (p, seed) of one p* and N: `measured`, the time the exit fit ε_pl − ε ≈ A e^{rate·τ} reaches
+    level·ε_pl(p), and `predicted`, the same time from the derived rate and prefactor with the seed's own
+    ||ρ0||² (escape_theory: A = prefactor_per_rho0·||ρ0||²).  `theory`: {p: escape_theory(p, …)}."""
+    wide = rows[rows["metric"].isin(["exit_rate", "exit_prefactor", "rho0_F2"])].pivot_table(
+        index=["p", "seed"], columns="metric", values="value"
+    )
+    wide = wide.reindex(columns=["exit_rate", "exit_prefactor", "rho0_F2"]).dropna().reset_index()
+    th = pd.DataFrame([{"p": p, **v} for p, v in theory.items()])
+    wide = wide.merge(th[["p", "eps_pl", "exit_rate", "prefactor_per_rho0"]], on="p", suffixes=("", "_th"))
+    target = np.log(level * wide["eps_pl"])
+    wide["measured"] = (target - np.log(wide["exit_prefactor"])) / wide["exit_rate"]
+    wide["predicted"] = (target - np.log(wide["prefactor_per_rho0"] * wide["rho0_F2"])) / wide["exit_rate_th"]
+    return wide[["p", "seed", "measured", "predicted"]]
+
+
+def window_shift(times: pd.DataFrame, p_lo: int, p_hi: int, column: str = "measured") -> float:
+    """Seed-mean window time at p_lo minus that at p_hi (window_times rows): the acceleration in the exit
+    window, where the prefactor alone sets it."""
+    mean = times.groupby("p")[column].mean()
+    return float(mean.get(p_lo, np.nan) - mean.get(p_hi, np.nan))

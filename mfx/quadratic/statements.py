@@ -1,7 +1,183 @@
-"""The statements of the quadratic paper that mfx tests (mfx.statements): id, quote, place, parts."""
+"""The statements of the quadratic paper that mfx tests (mfx.statements): id, quote, place, parts.
+
+Bocchi, Regimbeau, Lucibello, Saglietti, Cammarota, arXiv 2604.03068, read through the summary in
+shared/seeds/003_* (German; quoted first, translated in brackets) — the paper's full text was not
+available (science/quadratic.md §0).  The summary gives no numbers: every size a claim tests against
+(a slope, a count, a ratio) is derived here (science/quadratic.md, mfx/quadratic/analysis.py) and its
+claim says so; a part that only derived or identity claims serve counts "in part".
+"""
 
 from __future__ import annotations
 
 from mfx.statements import Statement
 
-STATEMENTS: list[Statement] = []
+F = "quadratic"
+S = "summary 003"
+
+STATEMENTS: list[Statement] = [
+    Statement(
+        "bocchi.init",
+        F,
+        "Um das Problem der trivialen Fixpunkte bei quadratischen Aktivierungen zu umgehen (wo "
+        "Null-Initialisierung zu keinem Lernen führt), werden die Student-Gewichte orthogonal mit kleiner "
+        "zufälliger Überlappung zum Teacher initialisiert. [To avoid the trivial fixed points of quadratic "
+        "activations (where a zero initialisation leads to no learning), the student weights are initialised "
+        "orthogonally with a small random overlap with the teacher.]",
+        f"{S} §2 'Methodik', Initialisierung",
+        {
+            "setup": "the orthogonal students (Q0 = σ0² I exactly) with a random teacher overlap ρ0 ~ N^-1/2 "
+            "are what the experiments run (model.init=orthogonal): read by the claims run under it",
+        },
+        untestable="a set-up, not a result: the summary gives neither σ0 nor the size of the overlap (mfx: "
+        "σ0 = 1, ρ0 = Gaussian/√N); that a zero overlap never learns is the ODE's fixed point ρ = 0 (an "
+        "identity of dρ ∝ ρ), not measured",
+    ),
+    Statement(
+        "bocchi.ode_limit",
+        F,
+        "Im hochdimensionalen Limit (N → ∞) konvergieren die stochastischen SGD-Updates gegen "
+        "deterministische gewöhnliche Differentialgleichungen (ODEs), die die Evolution dieser Matrizen "
+        "beschreiben. [In the high-dimensional limit N → ∞ the stochastic SGD updates converge to "
+        "deterministic ordinary differential equations for the overlap matrices.]",
+        f"{S} §2 'Methodik', Deterministische ODEs",
+        {
+            "levels": "one-pass SGD's risk levels (plateau, the p < p* limit) equal the ODE's at the same g",
+            "time": "SGD follows the ODE on one τ = aηα axis: the descent after the escape and the exit "
+            "rate of ε_pl − ε (the first-crossing ratios also read it, with less power: derived)",
+            "escape_slope": "SGD's escape time grows with ln N at the ODE's slope",
+        },
+        untestable="the convergence rate in N is not stated; SGD's finite-N early escape (an N-free shift of "
+        "τ_esc, science §3.4) is outside the statement",
+    ),
+    Statement(
+        "bocchi.norms",
+        F,
+        "Norm-Lernen: Zuerst passen sich die Normen der Student-Perzeptronen an einen attraktiven Fixpunkt "
+        "an, während die Überlappungen mit dem Teacher vernachlässigbar bleiben. [Norm learning: first the "
+        "norms of the student perceptrons adapt to an attractive fixed point, while the overlaps with the "
+        "teacher stay negligible.]",
+        f"{S} §3A 'Dynamik und Flucht aus dem Plateau', phase 1",
+        {
+            "fixed_point": "diag Q settles at the attractive fixed point q̄(g) (its value is derived here)",
+            "first": "the norms settle well before the escape (τ_norm/τ_esc ≤ ½, derived bound)",
+            "overlaps": "the overlaps stay at their initial order N^-1/2 while the norms learn",
+        },
+        untestable="the summary gives no fixed point and no time scale; both are derived (norms.py docstring)",
+    ),
+    Statement(
+        "bocchi.plateau",
+        F,
+        "Plateau-Phase: Die Normen sind stabilisiert, aber die Überlappungen ρ sind noch sehr klein. Das "
+        "Risiko sinkt kaum. [Plateau phase: the norms are stabilised, but the overlaps ρ are still very "
+        "small. The risk hardly decreases.]",
+        f"{S} §3A, phase 2",
+        {"level": "the risk rests at the plateau level ε_pl = 1/(p+2) + 1/p* (derived, science §4.1)"},
+        untestable="the summary gives no plateau level; ε_pl is derived here",
+    ),
+    Statement(
+        "bocchi.escape_moderate",
+        F,
+        "Überparametrisierung (p > p*) beschleunigt die Flucht aus diesem Plateau nur moderat. "
+        "[Overparameterisation (p > p*) accelerates the escape from this plateau only moderately.]",
+        f"{S} §3A, Ergebnis; also the summary's first paragraph ('nur geringfügig beschleunigt')",
+        {
+            "faster": "the escape at p = 8 > p* comes earlier than at p = p*, by a margin (one-sided)",
+            "modest": "by a shift small against the escape time itself (its size is derived from the "
+            "prefactor: analysis.escape_theory)",
+        },
+        untestable="'moderat' has no size in the summary: the margin and the derived shift are ours",
+    ),
+    Statement(
+        "bocchi.time_scale",
+        F,
+        "Sie ändert nicht die charakteristische Zeitskala (die durch die Komplexität des Teachers p* bestimmt "
+        "ist), sondern beeinflusst nur den Vorfaktor der exponentiellen Abnahme des Verlusts. [It does not "
+        "change the characteristic time scale (set by the teacher's complexity p*), but only affects the "
+        "prefactor of the exponential decrease of the loss.]",
+        f"{S} §3A, Ergebnis",
+        {
+            "rate": "the escape rate (ln N slope of τ_esc, exit rate of ε_pl − ε) does not depend on p",
+            "set_by_p_star": "the time scale is set by p*: ln N slope 1/(8a*), exit rate 8a* (derived)",
+            "prefactor": "p changes the prefactor of ε_pl − ε ≈ A e^{rate·τ} (its ratio is derived)",
+        },
+        untestable="which time unit the statement is about is not said: in τ = aηα with g = aη fixed across "
+        "p (mfx's convention) the gradient-flow escape rate 4a* is p-free by the ODE's algebra, so the "
+        "'rate' claims there are identities; at fixed η it scales as a (1/p for the mean readout), the "
+        "same numbers in other units",
+    ),
+    Statement(
+        "bocchi.escape_sigma_max",
+        F,
+        "Der Fluchtzeitpunkt wird maßgeblich durch den zufällig größten Anfangsüberlappungswert bestimmt, "
+        "nicht durch die Anzahl der Neuronen p. [The escape time is set mainly by the randomly largest "
+        "initial overlap, not by the number of neurons p.]",
+        f"{S} §3A, Ergebnis",
+        {
+            "contrast": "σ_max(ρ0) explains more of τ_esc's variance over seeds and p than p does beyond it",
+            "slope": "τ_esc falls with ln σ_max(ρ0) at the derived slope −1/(4a*)",
+        },
+        untestable="σ_max against other summaries of ρ0 (its norm, trace, smallest singular value) at a "
+        "controlled spectrum is not tested (issue 38 §4)",
+    ),
+    Statement(
+        "bocchi.manifold",
+        F,
+        "Im Gegensatz zu p* = 1 (wo isolierte Lösungen existieren), bildet bei p* > 1 und p ≥ p* die Menge "
+        "der Lösungen mit Null-Fehler eine kontinuierliche Mannigfaltigkeit. … Die Dimension dieser "
+        "Mannigfaltigkeit ist positiv, sobald p > 1, selbst wenn p = p*. [Unlike p* = 1 (isolated "
+        "solutions), for p* > 1 and p ≥ p* the zero-loss solutions form a continuous manifold … of positive "
+        "dimension as soon as p > 1, even when p = p*.]",
+        f"{S} §3B 'Kontinuierliche Lösungsmannigfaltigkeit'",
+        {
+            "reached": "SGD and the ODE reach zero loss for p ≥ p* (ε_g below a bound by a fixed time)",
+            "dimension": "the reached minimum has the rotation orbit's zero modes p·p* − p*(p*+1)/2 "
+            "(0 at p = p* = 1, positive at p = p* > 1)",
+        },
+    ),
+    Statement(
+        "bocchi.conserved",
+        F,
+        "Die Matrix S(t) = ρ(t)[ρ(t)ᵀρ(t)]^(-1/2) bleibt während der gesamten Dynamik konstant. [The matrix "
+        "S(t) = ρ(t)[ρ(t)ᵀρ(t)]^(-1/2) stays constant during the whole dynamics.]",
+        f"{S} §3C 'Implizite Bias und Lösungsauswahl', Mechanismus",
+        {"": "the ODE keeps S fixed (T = I, Q0 ∝ I); SGD drifts from it by its noise (√g, derived)"},
+        untestable="in the ODE the conservation is an identity of its algebra (science §5.3); the summary "
+        "states it of the ODEs, so no paper claim can fail it",
+    ),
+    Statement(
+        "bocchi.closest_solution",
+        F,
+        "Die SGD-Dynamik konvergiert konsistent zu der Lösung auf der Mannigfaltigkeit, die euklidisch am "
+        "nächsten zur Initialisierung liegt. [The SGD dynamics consistently converges to the solution on the "
+        "manifold that is Euclidean-closest to the initialisation.]",
+        f"{S} §3C, Ergebnis",
+    ),
+    Statement(
+        "bocchi.hessian_plateau",
+        F,
+        "Plateau: Entspricht einem Sattelpunkt mit mindestens einem negativen Eigenwert, aber einer großen "
+        "Anzahl von Null-Eigenwerten (flache Richtungen). [Plateau: a saddle point with at least one negative "
+        "eigenvalue, but a large number of zero eigenvalues (flat directions).]",
+        f"{S} §3D 'Hessian-Analyse und Geometrie'",
+        {
+            "saddle": "at the plateau that training reaches, λ_min < 0 by a margin, with p·p* negative "
+            "directions (the count derived, science §6.1)",
+            "flat": "many zero eigenvalues there: p(p−1)/2 + p(N − p − p*) (derived, science §6.1)",
+        },
+    ),
+    Statement(
+        "bocchi.hessian_minima",
+        F,
+        "Globale Minima: Entspricht einem 'marginalen Minimum' (alle Eigenwerte ≥ 0). Die Null-Eigenwerte "
+        "teilen sich in zwei Gruppen: 1. Richtungen, die der Rotationssymmetrie entsprechen … 2. Zusätzliche "
+        "Null-Richtungen, die spezifisch durch Überparametrisierung (p > p*) entstehen. [Global minima are "
+        "marginal minima (all eigenvalues ≥ 0). The zero eigenvalues split into two groups: 1. directions of "
+        "the rotation symmetry … 2. extra zero directions that come from overparameterisation (p > p*).]",
+        f"{S} §3D",
+        {
+            "marginal": "no eigenvalue below the zero band at the minima the ODE and SGD reach",
+            "rotations": "the rotation zero modes there number the orbit's dimension p·p* − p*(p*+1)/2",
+            "extra": "the other zero modes number (p − p*)(N − p*), none at p = p*",
+        },
+    ),
+]

@@ -388,7 +388,26 @@ def test_escape_width_shift_fails_with_a_missing_factor_two_in_drho(run_experime
     (Tried and too weak: a fan-in init σ0/√p, and a 1/√p student readout — τ = aηα absorbs the latter.)"""
     monkeypatch.setattr(ode, "rhs", _wrong_rhs(qrho=1.0))
     table = _escape(run_experiment, "model.full_N=0", "model.sgd_N=[1000]")
-    _all_fail("quad_escape", table, "τ_esc(p=p*) − τ_esc(p=8)")
+    _all_fail("quad_escape", table, "overparameterisation accelerates the escape")
+
+
+@pytest.mark.slow
+def test_escape_acceleration_fails_when_the_overlap_is_normalised_by_the_student_width(
+    run_experiment, monkeypatch
+):
+    """Mistake: ρ0 = σ0 G/√(pN) instead of σ0 G/√N (the initial overlap normalised by the student width), so
+    ||ρ0||² no longer grows ∝ p and the acceleration is gone.  Measured (quick, seed 0, p* = 2): the onset
+    shift τ_w(2) − τ_w(8) −0.139 ± 0.025 τ (fail; unmutated +0.207 ± 0.025), while the escape-time shift
+    reads −0.04 ± 0.05 (the nonlinear exit is faster at large p), which is why the claim reads the onset."""
+    original = model.idealised_init
+
+    def per_width(p, p_star, N, seeds, sigma0=1.0):
+        rho0, Q0 = original(p, p_star, N, seeds, sigma0)
+        return rho0 / np.sqrt(p), Q0
+
+    monkeypatch.setattr(model, "idealised_init", per_width)
+    table = _escape(run_experiment, "model.p_star=2", "model.p=2,8", "model.ode_N=[1000,1000000]", *_ODE_ONLY)
+    _all_fail("quad_escape", table, "overparameterisation accelerates the escape")
 
 
 @pytest.mark.slow

@@ -23,6 +23,7 @@ from mfx.quadratic.analysis import (
 from mfx.quadratic.experiments.common import (
     BASE_MEMORY,
     DERIVED_CURVES,
+    FIRST_CROSSING,
     PAPER,
     XCHECK,
     _check_model,
@@ -170,6 +171,7 @@ def claims_curves(table):
                 seeds=n_ode,
                 kind="derived",
                 source=DERIVED_CURVES,
+                **ranges.power("curves.plateau", scale),
             )
         )
         # SGD is noisy, so its own flattest point is ill-defined: read SGD at the time where the ODE at the
@@ -199,12 +201,15 @@ def claims_curves(table):
                 seeds=n_sgd,
                 kind="paper",
                 source=PAPER["ode_limit"],
+                **ranges.power("curves.sgd_plateau", scale),
             )
         )
         levels = crossing_levels(p, p_star, eps_pl, floor)
         pair = crossing_table(d[d["method"].isin(["sgd", "ode_matched"])], levels)
 
-        def against_ode(statement, ratio, key, detail, points, pair=pair, p=p, p_star=p_star, n_sgd=n_sgd):
+        def against_ode(
+            statement, ratio, key, detail, points, kind="paper", pair=pair, p=p, p_star=p_star, n_sgd=n_sgd
+        ):
             """SGD over the ODE at the same g from each run's own initial overlaps: 1 on one τ axis."""
             return Claim.within(
                 "quad_curves",
@@ -217,8 +222,9 @@ def claims_curves(table):
                 how="seed bootstrap SD",
                 points=points,
                 seeds=n_sgd,
-                kind="paper",
-                source=PAPER["ode_limit"],
+                kind=kind,
+                source=PAPER["ode_limit"] if kind == "paper" else FIRST_CROSSING,
+                **ranges.power(key, scale),
             )
 
         out.append(
@@ -228,6 +234,7 @@ def claims_curves(table):
                 "curves.tau_axis",
                 "Σ first-crossing times of eps = " + ", ".join(f"{lv:.3g}" for lv in levels),
                 len(levels),
+                kind="derived",
             )
         )
         if p >= p_star:  # the descent after the escape, which finite N does not shift
@@ -279,6 +286,7 @@ def claims_curves(table):
                     seeds=n_ode,
                     kind="derived",
                     source=DERIVED_CURVES,
+                    **ranges.power("curves.floor", scale),
                 )
             )
             t_end = sgd_d["tau"].max()
@@ -298,6 +306,7 @@ def claims_curves(table):
                     seeds=n_sgd,
                     kind="paper",
                     source=PAPER["ode_limit"],
+                    **ranges.power("curves.sgd_floor", scale),
                 )
             )
             continue
@@ -321,6 +330,7 @@ def claims_curves(table):
                     kind="derived",
                     source=DERIVED_CURVES,
                     min_points=3,
+                    **ranges.power("curves.tail", scale),
                 )
             )
         # ε_g read at a fixed time chosen before data (no stop rule acts before it): convergence to the
@@ -351,6 +361,7 @@ def claims_curves(table):
                     seeds=dm["seed"].nunique(),
                     kind="paper",
                     source=PAPER["zero_loss"],
+                    **ranges.power("curves.final_eps", scale),
                 )
             )
     return out

@@ -54,7 +54,7 @@ from mfx.quadratic.experiments.common import (
     _sgd,
     _sgd_memory,
 )
-from mfx.quadratic.ranges import rng
+from mfx.quadratic.ranges import power, rng
 
 
 def _float_list(cfg, key) -> list[float]:
@@ -211,6 +211,7 @@ def claims_implicit_bias(table):
             seeds=n_ode,
             kind="identity",
             source=SOURCE_CONSERVED,
+            statement_id="bocchi.conserved",
         )
     )
     d = t[(t["method"] == "ode") & (t["metric"] == "drift")]
@@ -228,6 +229,7 @@ def claims_implicit_bias(table):
             seeds=n_ode,
             kind="identity",
             source=SOURCE_CONSERVED,
+            statement_id="bocchi.conserved",
         )
     )
     means = sgd_drift_fits(t, "mean")
@@ -249,6 +251,7 @@ def claims_implicit_bias(table):
                 points=int(x["g"].nunique()),
                 seeds=int(x["seed"].nunique()),
                 min_points=3,
+                statement_id="bocchi.conserved",
                 kind="derived",
                 source="derivation: mfx/quadratic/experiments/implicit_bias.py docstring (SGD noise on ρ "
                 "while ρ ≈ 0, amplified like ρ0: relative drift √(g/8a*)); needs T = I, g = aη",
@@ -269,6 +272,7 @@ def claims_implicit_bias(table):
                 seeds=int(x["seed"].nunique()),
                 kind="paper",
                 source=SOURCE_SELECTION,
+                **power("ib_selection", scale),
             )
         )
     x = t[t["method"].isin(["xcheck_full", "xcheck_overlap"]) & (t["metric"] == "eps")]
@@ -314,6 +318,7 @@ def claims_implicit_bias(table):
                 how="seed bootstrap SD",
                 points=1,
                 seeds=int(end["seed"].nunique()),
+                statement_id="bocchi.conserved",
                 kind="derived",
                 source="derivation: mfx/quadratic/experiments/implicit_bias.py docstring (ρT breaks the "
                 "algebra that fixes polar(ρ) unless T ∝ I; science §5.3–5.4)",

@@ -56,7 +56,7 @@ from mfx.quadratic.experiments.common import (
     _sgd,
     _sgd_memory,
 )
-from mfx.quadratic.ranges import rng
+from mfx.quadratic.ranges import power, rng
 
 N_BOOT = 100
 PAPER_NORMS = (
@@ -227,6 +227,7 @@ def claims_norms(table):
                     of=len(x),
                     kind="derived",
                     source=DERIVATION + ", fixed_point; g > 0 through the O(η²) term",
+                    **power("norms_fixed_point_tol", scale, also=("norms_delta",)),
                 )
             )
         x = d[(d["method"] == "ode") & (d["N"] == N_max)]
@@ -247,6 +248,7 @@ def claims_norms(table):
                 seeds=len(x),
                 kind="derived",
                 source=DERIVATION + ", norm_time (gradient flow)",
+                **power("norms_time_tol", scale, also=("norms_delta",)),
             )
         )
         x = d[(d["method"] == "sgd") & (d["N"] == N_max)]
@@ -270,6 +272,7 @@ def claims_norms(table):
                 of=len(x),
                 kind="paper",
                 source=PAPER_NORMS,
+                **power("norms_before_escape", scale, also=("norms_delta",)),
             )
         )
         # |ρ| read at the derived, N-free τ_norm(g), not at each seed's own first crossing of δ: that
@@ -302,6 +305,7 @@ def claims_norms(table):
                 kind="paper",
                 source=PAPER_NORMS
                 + "; the N^-1/2 law is derived (norms.py docstring: |ρ(τ_norm)|/|ρ0| is N-free)",
+                **power("norms_rho_slope_tol", scale, also=("norms_delta",)),
             )
         )
     return out
