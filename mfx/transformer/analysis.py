@@ -236,10 +236,32 @@ def discrete_curves(table: pd.DataFrame, metric: str = "disc_lam_min") -> dict:
 
 
 # transformer_adjoint (derivation in mfx/transformer/adjoint.py)
+def adjoint_first_draw(t: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the problem draw 0 (the one the width series uses; rows without a draw are its)."""
+    return t[t["draw"].fillna(0) == 0] if "draw" in t else t
+
+
 def adjoint_depth_fit(t: pd.DataFrame) -> fit.Fit:
-    """Power law of the transformer_adjoint depth series: relative gradient error vs L."""
-    d = t[t["metric"] == "err_depth"]
+    """Power law of the transformer_adjoint depth series: relative gradient error vs L (draw 0)."""
+    d = adjoint_first_draw(t[t["metric"] == "err_depth"])
     return fit.power_law(d["L"], d["value"])
+
+
+def adjoint_remainder(t: pd.DataFrame) -> pd.Series:
+    """Per problem draw, the Richardson error at the largest depth over its second-order prediction from
+    the next one, e_R(L_max)/(e_R(L_max/2)/4): 1 when what is left of g_L − G is O(1/L²) (g_L → G), 4 when
+    it is an L-independent offset (g_L → G' ≠ G)."""
+    r = t[t["metric"] == "err_richardson"]
+    if r.empty:
+        return pd.Series(dtype=float)
+    r = r.assign(draw=r["draw"].fillna(0)) if "draw" in r else r.assign(draw=0)
+    out = {}
+    for k, g in r.groupby("draw"):
+        e = g.set_index("L")["value"].sort_index()
+        L = e.index.max()
+        if L // 2 in e.index:
+            out[int(k)] = float(e[L] / (e[L // 2] / 4))
+    return pd.Series(out, dtype=float)
 
 
 def adjoint_width_excess(t: pd.DataFrame) -> pd.Series:
@@ -247,7 +269,7 @@ def adjoint_width_excess(t: pd.DataFrame) -> pd.Series:
     w = t[t["metric"] == "err"]
     if w.empty:
         return pd.Series(dtype=float)
-    dep = t[(t["metric"] == "err_depth") & (t["L"] == w["L"].iloc[0])]["value"]
+    dep = adjoint_first_draw(t[(t["metric"] == "err_depth") & (t["L"] == w["L"].iloc[0])])["value"]
     base = float(dep.iloc[0]) ** 2 if len(dep) else float("nan")
     return (w["value"] ** 2).groupby(w["H"]).mean() - base
 
@@ -329,3 +351,35 @@ def kernel_grid_fit(table: pd.DataFrame, metric: str, role: str = "kernel_grid")
     `experiments/convergence.py` docstring)."""
     g = kernel_grid(table, metric, role)
     return fit.power_law(g["LH"], g["rms"])
+
+
+def wp_grid(t: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """Well-posedness grid of transformer_adjoint (`metric` wp_err or wp_lip): RMS over seeds per (L, H)."""
+    r = t[t["metric"] == metric]
+    g = r.groupby(["L", "H"])["value"].agg(lambda v: float(np.sqrt(np.mean(np.square(v))))).reset_index()
+    return g.rename(columns={"value": "rms"})
+
+
+def wp_exponents(t: pd.DataFrame, metric: str) -> tuple[float, float]:
+    """(a_L, a_H) of log rms = a_L log L + a_H log H + c over the (L, H) grid (NaN if < 4 cells)."""
+    g = wp_grid(t, metric)
+    g = g[np.isfinite(g["rms"]) & (g["rms"] > 0)]
+    if len(g) < 4 or g["L"].nunique() < 2 or g["H"].nunique() < 2:
+        return float("nan"), float("nan")
+    A = np.column_stack([np.log(g["L"]), np.log(g["H"]), np.ones(len(g))])
+    coef = np.linalg.lstsq(A, np.log(g["rms"].to_numpy()), rcond=None)[0]
+    return float(coef[0]), float(coef[1])
+
+
+def gf_order(t: pd.DataFrame) -> fit.Fit:
+    """Power law in η of the RMS over seeds of GD's distance to the RK4 flow at T (metric gf_err)."""
+    r = t[t["metric"] == "gf_err"]
+    g = r.groupby("eta")["value"].agg(lambda v: float(np.sqrt(np.mean(np.square(v)))))
+    return fit.power_law(g.index.to_numpy(float), g.to_numpy())
+
+
+def gf_sampling(t: pd.DataFrame) -> fit.Fit:
+    """Power law in H of the RMS over pairs of the two samplings' difference of trained change (gf_pair)."""
+    r = t[t["metric"] == "gf_pair"]
+    g = r.groupby("H")["value"].agg(lambda v: float(np.sqrt(np.mean(np.square(v)))))
+    return fit.power_law(g.index.to_numpy(float), g.to_numpy())

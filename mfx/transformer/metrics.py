@@ -26,7 +26,7 @@ COLUMNS = {
     "sigma_z": "scale σ_z of the tilts z ~ N(0, σ_z² I) of the closed-form Gram",
     "block": "NTK block (full, V, Q, K, QK) or Gram of the clouds (gram_constants, gram_affine)",
     "pool": "bootstrap resample of the reference's pool (E1's spread of the depth and width exponents over pools)",
-    "draw": "independent draw of a discrete family",
+    "draw": "independent draw of a discrete family, or of transformer_adjoint's problem (curves, clouds, targets)",
     "kind": "what the family should give: positive (independent modulo affine), negative (a control), "
     "or its own name (gauss, iid: the finite-n cases)",
 }
@@ -89,5 +89,11 @@ METRICS = {
         "err_depth": "relative RMS error of the L·H-scaled head gradients to the adjoint's, heads = the measure",
         "err_richardson": "the same for Richardson's 2g_{2L} − g_L (the O(1/L) term removed)",
         "err": "relative RMS gradient error of the width series (antithetic pair of one seed)",
+        "wp_err": "RMS over inputs of |ŷ_L − ŷ_RK4| of the Euler network of H head curves vs the depth ODE, over "
+        "the RMS displacement |ŷ_RK4 − q0|",
+        "wp_lip": "stability ratio: max over directions of RMS_i |ŷ(X + δξ) − ŷ(X)| / δ (W2(μ_i, μ'_i) ≤ δ)",
+        "gf_err": "RMS over inputs of |ŷ_GD(T) − ŷ_flow(T)| (GD at η vs the flow by RK4 in t) over the distance travelled",
+        "gf_pair": "RMS over inputs of the difference of two samplings' trained changes ŷ(T) − ŷ(0), over the RMS change",
+        "gf_loss_drop": "R(T)/R(0) of the worse run of a pair of the two-samplings series",
     },
 }

@@ -18,6 +18,7 @@ from mfx.transformer.analysis import (
     E1_DEPTH_L_MIN,
     GRAMS,
     adjoint_depth_fit,
+    adjoint_first_draw,
     adjoint_width_excess,
     block_table,
     depth_errors,
@@ -523,10 +524,13 @@ def plot_adjoint(table: pd.DataFrame) -> dict:
     t = _exp(table, "transformer_adjoint")
     t = t[t["status"] == "ok"]
     fig, (ax_l, ax_h) = plotting.figure(2, 1, width=3.6, height=3.0)
-    dep = t[t["metric"] == "err_depth"].sort_values("L")
+    dep = adjoint_first_draw(t[t["metric"] == "err_depth"]).sort_values("L")
     f = adjoint_depth_fit(t)
-    c_data, c_fit = plotting.colors(2)
+    c_data, c_fit, c_rich = plotting.colors(3)
     ax_l.plot(dep["L"], dep["value"], "o", color=c_data, label="measured")
+    rich = t[t["metric"] == "err_richardson"]
+    if len(rich):
+        ax_l.plot(rich["L"], rich["value"], "x", color=c_rich, label="$2g_{2L} - g_L$ (every problem draw)")
     if len(dep):
         ax_l.plot(
             dep["L"],

@@ -138,6 +138,18 @@ def adjoint_without_interaction(mp):
     mp.setattr(adjoint, "state_vjp", wrong)
 
 
+def adjoint_interaction_scaled(mp, factor: float):
+    """The adjoint's interaction (Lions-derivative) term scaled by `factor`: the context tokens' adjoints
+    carried back with a wrong weight (1 − ε of the neural PDE's; 0 is `adjoint_without_interaction`)."""
+    vjp = adjoint.state_vjp
+
+    def wrong(c, s, Z, a, beta):
+        out = vjp(c, s, Z, a, beta)
+        return torch.cat([out[:, :1], factor * out[:, 1:]], dim=1)
+
+    mp.setattr(adjoint, "state_vjp", wrong)
+
+
 def residual_scale_without_H(mp):
     """The residual scale 1/L, the mean over the H heads forgotten: the finite network sums its heads."""
     mp.setattr(model, "residual_scale", lambda L, H: 1.0 / L)
@@ -183,5 +195,9 @@ MUTATIONS = {
     "values_centred_on_the_cloud": values_centred_on_the_cloud,
     "one_stream_per_member": one_stream_per_member,
     "adjoint_without_interaction": adjoint_without_interaction,
+    **{
+        f"adjoint_interaction_x{f}": (lambda mp, f=f: adjoint_interaction_scaled(mp, f))
+        for f in (0.99, 0.98, 0.95, 0.9, 0.75)
+    },
     "residual_scale_without_H": residual_scale_without_H,
 }

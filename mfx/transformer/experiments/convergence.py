@@ -67,7 +67,14 @@ reference here; hence the grid's close targets.
 Controls: λ_0 = 0 (identical inputs, different targets) stops at the irreducible loss; the paper's
 condition lives in the QK block (`mfx.transformer.ntk`), so QK-only training on a translate pair is
 stuck (its residual lies in the null space of K_QK) while a non-translate pair is not.  Large initial
-loss (targets scaled up, role `large`): recorded and stated — the bound of the small-loss regime.
+loss (targets ×30, role `large`): at the schedule's step (η ≈ 0.08) most runs blew up, and the old claim
+"the bound is lost" read those blow-ups; at η = 0.02 two of eight runs broke the bound without diverging,
+at η = 0.01 none did (quick, seed 0) — the breaks were GD's step, not the flow's.  The case therefore runs
+at η = 0.01 (T = 2.5), claims that no run diverges, and reports how many leave the bound: a finding,
+not a test (the summary says a small loss suffices, not that a large one breaks the rate).
+
+Worst-run claims: each run is deterministic given its seed, but the runs are random draws, so the worst
+over them carries the seed-bootstrap SD (issue 36 §4).
 """
 
 from __future__ import annotations
@@ -79,7 +86,7 @@ import pandas as pd
 import torch
 from omegaconf import DictConfig, OmegaConf
 
-from mfx import fit, runtime
+from mfx import fit, runtime, statements
 from mfx.experiment import Claim, ConfigError, Experiment, check, register
 from mfx.transformer import model, ntk
 from mfx.transformer.analysis import kernel_grid, kernel_grid_fit
@@ -394,20 +401,33 @@ def _in_regime(table: pd.DataFrame, roles: tuple) -> pd.DataFrame:
     return table.merge(keep.drop_duplicates(), on=["case", "eps", "seed"])
 
 
-def _claim(side, table, statement, metric, roles, how, bound, scale, extra="", **kw):
-    """A worst-run check: the theorem (and each control) is a statement about every trajectory, and
-    each run's value is deterministic given its seed, so the check is exact (u = 0); the spread over
-    seeds is what `mfx audit` measures."""
+def _worst_sd(table: pd.DataFrame, metric: str, roles: tuple, how: str, floor: float = -math.inf) -> float:
+    """Bootstrap SD over the runs of the worst run's value (the runs are random draws: issue 36 §4); values
+    below `floor` count as `floor`.  Runs, not seeds, are resampled: a seed's runs in different cases are
+    independent draws, and with 4 seeds a seed resample hardly varies which run is the worst."""
+    v = np.maximum(_summary(table, metric, *roles)["value"].to_numpy(float), floor)
+    if len(v) < 2:
+        return float("nan")
+    rng = np.random.default_rng(0)
+    picks = v[rng.integers(0, len(v), size=(400, len(v)))]
+    return float(np.std(picks.max(1) if how == "max" else picks.min(1), ddof=1))
+
+
+def _claim(side, table, statement, metric, roles, how, bound, scale, extra="", floor=-math.inf, **kw):
+    """A worst-run check: the theorem (and each control) is a statement about every trajectory; each
+    run's value is deterministic given its seed, but the runs are draws, so u is the bootstrap SD over
+    runs of the worst run (values below `floor` count as `floor`)."""
     v = _summary(table, metric, *roles)
-    stat = _worst(metric, roles, how)
+    worst = max(_worst(metric, roles, how)(table), floor)
     return getattr(Claim, side)(
         E,
         statement,
-        stat(table),
+        worst,
         bound,
         detail=f"{_describe(table, metric, roles)}{extra}; worst run, each checked on its own trajectory; "
         f"scale={scale}",
-        how="exact",
+        u=_worst_sd(table, metric, roles, how, floor),
+        how="bootstrap SD over runs of the worst run",
         points=len(v),
         seeds=int(v["seed"].nunique()) if len(v) else 0,
         min_points=2,
@@ -421,7 +441,7 @@ def _runs(table: pd.DataFrame, roles: tuple) -> int:
     return len(v.drop_duplicates(["case", "eps", "seed"]))
 
 
-def _rate_claim(table, statement, metric, roles, key, scale, source, extra=""):
+def _rate_claim(table, statement, metric, roles, key, scale, source, extra="", statement_id=""):
     """Two-sided check of the slowest late rate over its GD prediction: the minimum over runs of the
     ratio against RANGES[key] = 1 ± tol (module docstring: every run reads ≥ 1 once the kernel has
     stopped moving, and the runs whose residual has aligned with the slowest mode read 1; a run not yet
@@ -439,7 +459,8 @@ def _rate_claim(table, statement, metric, roles, key, scale, source, extra=""):
         r["tol"],
         detail=f"{_describe(table, metric, roles)}{extra}; the slowest run, each on its own trajectory "
         f"(the faster ones have not yet aligned with the slowest mode); scale={scale}",
-        how="exact",
+        u=_worst_sd(table, metric, roles, "min"),
+        how="bootstrap SD over runs of the slowest run",
         points=len(v),
         seeds=int(v["seed"].nunique()) if len(v) else 0,
         min_points=2,
@@ -448,6 +469,8 @@ def _rate_claim(table, statement, metric, roles, key, scale, source, extra=""):
         of=of,
         kind="derived",
         source=source,
+        statement_id=statement_id,
+        post_hoc=r.get("post_hoc", ""),
     )
 
 
@@ -485,6 +508,7 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             "derivation assumes",
             of=of,
             kind="derived",
+            statement_id="barboni.linear_convergence/rate",
             source=f"{DERIVATION}: the constant 1/N is derived here from dR/dt ≤ −(2λ_min(K_t)/N)·R with "
             "λ_min(K_t) ≥ λ_min(K_0)/2; conventions K = L·H·J Jᵀ, flow time t = k·η, lr = η·L·H",
         ),
@@ -498,6 +522,7 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             scale,
             f"{DERIVATION}: late in training the kernel has stopped moving, r_(k+1) = (I − ηK_T/N)·r_k, and "
             "R decays along the slowest mode of K_T; conventions K = L·H·J Jᵀ, flow time t = k·η",
+            statement_id="barboni.linear_convergence/rate",
         ),
         _rate_claim(
             t,
@@ -510,6 +535,7 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             f"{DERIVATION}: as at T, with K_T ≈ K_0 when the targets are close (the kernel moves in "
             "proportion to the distance travelled)",
             extra=f"; λ_min(K_T)/λ_min(K_0) {drift.min():.3g}…{drift.max():.3g}" if len(drift) else "",
+            statement_id="barboni.linear_convergence/rate",
         ),
         _claim(
             "at_most",
@@ -521,8 +547,12 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             "max",
             RANGES["E2_decades"]["value"],
             scale,
+            # below R(0)·1e-22 a loss is at float64's rounding of the residual (RANGES["E2_late_window"]): a run
+            # that underflowed (1e-300) and one at 1e-30 are both converged, and count as −22
+            floor=math.log10(RANGES["E2_late_window"]["value"][1]),
             kind="paper",
             source=f"{PAPER_CONVERGENCE}; the threshold, 8 decades by a fixed T, is chosen here",
+            **statements.power(RANGES["E2_decades"], scale),
         ),
         _claim(
             "at_most",
@@ -534,6 +564,7 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             RANGES["E2_irreducible"]["value"],
             scale,
             kind="derived",
+            statement_id="barboni.linear_convergence/global_min",
             source=f"{DERIVATION}: identical inputs have identical outputs, so the minimum of R is that of "
             "the best constant output, which the kernel (positive along that direction) reaches",
         ),
@@ -543,7 +574,8 @@ def claims(table: pd.DataFrame) -> list[Claim]:
     out.append(
         Claim.at_most(
             E,
-            "QK-only training on a translate pair (L=1): relative loss decrease (max |ΔR|/R0)",
+            "QK-only training on a translate pair (L=1): relative loss decrease (max |ΔR|/R0) — exact by "
+            "translation covariance (an identity of the set-up)",
             qk["value"].abs().max() if len(qk) else float("nan"),
             RANGES["E2_qk_null"]["value"],
             detail=f"first-order rate rᵀK_QK r/(N²R) = {fo['value'].abs().max():.2g}; centred targets; "
@@ -551,8 +583,11 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             how="exact",
             points=len(qk),
             seeds=int(qk["seed"].nunique()) if len(qk) else 0,
-            kind="derived",
-            source="derivation: mfx/transformer/ntk.py docstring (translates are a null direction of the QK "
+            # the query attends only to the context, so attention is translation-covariant and the null
+            # holds by construction for every parameter (1e-16): an identity, not a derived prediction
+            kind="identity",
+            statement_id="barboni.ntk_equivalence/qk",
+            source="identity: mfx/transformer/ntk.py docstring (translates are a null direction of the QK "
             "block at L = 1), the paper's 'NTK injective ⇔ log-sum-exp functions independent modulo affine "
             "functions' read on the QK block (science/transformer.md §3.2)",
         )
@@ -568,32 +603,36 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             RANGES["E2_qk_contrast"]["value"],
             scale,
             kind="derived",
+            statement_id="barboni.ntk_equivalence/qk",
             source="derivation: mfx/transformer/ntk.py docstring: cube clouds of different radii have "
             "log-sum-exp functions independent modulo affine functions, so K_QK sees the centred residual",
         )
     )
-    # the largest target perturbation of the sweep, ×30 (eps = 0.3: targets 9·ξ away from the outputs)
+    # the largest target perturbation of the sweep, ×30 (eps = 0.3: targets 9·ξ away from the outputs), at
+    # a step fine enough that GD follows the flow (module docstring)
     big = t[(t["role"] == "large") & (t["eps"] == t.loc[t["role"] == "large", "eps"].max())]
     ratio = _summary(big, "bound_rate_ratio", "large")["value"]
     blown = _summary(big, "diverged_at", "large")["value"]
+    n_runs = _runs(big, ("large",))
+    eta_big = float(big["eta"].iloc[0]) if len(big) else float("nan")
     out.append(
-        Claim.at_least(
+        Claim.at_most(
             E,
-            "large initial loss (targets ×30): the bound is lost — runs with R(t) > R(0)·exp(−λ_min(K_0)·t/N) "
-            "at some t",
-            float((ratio < 1).sum()) if len(ratio) else float("nan"),
-            RANGES["E2_large_runs"]["value"],
-            detail=f"min rate ratios {np.round(ratio.values, 2).tolist()}; {len(blown)} of {len(ratio)} runs blow up "
-            f"(first non-finite R at t = {np.round(blown.values, 2).tolist()}); scale={scale}",
+            f"large initial loss (targets ×30) at η = {eta_big:.2g}: GD follows the flow — runs that diverge "
+            "(how many leave the small-loss bound is reported, a finding)",
+            float(len(blown)) if n_runs else float("nan"),
+            RANGES["E2_large_diverged"]["value"],
+            detail=f"{int((ratio < 1).sum())} of {len(ratio)} runs leave R(t) ≤ R(0)·exp(−λ_min(K_0)·t/N) (min rate "
+            f"ratios {np.round(np.sort(ratio.values), 2).tolist()}); at η ≈ 0.08 5 of 8 blew up and at η = 0.02 two "
+            f"broke the bound (seed 0, quick): the breaks were the step's; scale={scale}",
             how="exact",
-            points=len(ratio),
+            points=n_runs,
             seeds=int(big["seed"].nunique()) if len(big) else 0,
             min_points=2,
-            # the theorem's small-loss hypothesis, shown to matter; no realistic physics mistake makes
-            # every large-loss run obey the small-loss bound
-            kind="identity",
-            source="the theorem's small-initial-loss hypothesis (Barboni et al., summary) shown to matter; no "
-            "realistic mistake makes every run started far from its targets obey the small-loss bound",
+            kind="derived",
+            statement_id="barboni.linear_convergence/rate",
+            source="derivation: GD of step η follows the gradient flow while η·λ_max(K_t)/N stays below 2 "
+            "(science/transformer.md §2.2–2.3); the step is the case's (conf/experiment/transformer_convergence.yaml)",
         )
     )
     return out + _kernel_claims(t, scale)
@@ -659,6 +698,7 @@ def _kernel_claims(t: pd.DataFrame, scale: str) -> list[Claim]:
             "seeds": int(rows["seed"].nunique()) if len(rows) else 0,
             "min_points": 3,
             "kind": "derived",
+            "statement_id": "barboni.mean_field_limit",
             "source": f"{DERIVATION} (convergence as L, H grow); K_∞ = 𝔼_θ[k_θ] by Monte Carlo "
             "(mfx/transformer/ntk.py limit_kernel); conventions K = L·H·J Jᵀ, i.i.d. heads with 𝔼V = 0, "
             "the same law at every layer",

@@ -310,6 +310,7 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             seeds=1,
             min_points=3,
             kind="derived",
+            statement_id="barboni.mean_field_limit",
             source=f"{DERIVATION} (Depth: the trained full-pool network is an order-1 Euler scheme in "
             f"1/L); {CONVENTIONS}",
         )
@@ -345,6 +346,7 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             seeds=seeds,
             min_points=3,
             kind="derived",
+            statement_id="barboni.mean_field_limit",
             source=f"{DERIVATION} (Width: the L·H heads are i.i.d. draws of the pool, a Monte Carlo error); "
             f"{CONVENTIONS}",
         )
@@ -369,6 +371,7 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             points=int(t.loc[t["metric"] == "loss", ["L", "H"]].drop_duplicates().shape[0]) + 1,
             seeds=seeds,
             kind="derived",
+            statement_id="barboni.mean_field_limit",
             source="gradient flow lowers R, dR/dt = −(1/N²)·rᵀK r ≤ 0 (science/transformer.md §2.3); the factor "
             "is this experiment's stated precondition that E1 measures trained networks (issue 27 §2)",
         )
@@ -387,6 +390,8 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             seeds=seeds,
             min_points=len(LAW_TERMS) + 1,
             kind="derived",
+            statement_id="barboni.mean_field_limit",
+            post_hoc=RANGES["E1_A_gain"]["post_hoc"],
             source="derivation: mfx/transformer/experiments/limit.py docstring (the depth error at t = 0 is "
             "second order in the pool's mean velocity, O(P^(−1/2)) since E V = 0; trained it is O(1))",
         )
@@ -409,6 +414,7 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             seeds=seeds,
             min_points=len(LAW_TERMS) + 1,
             kind="identity",
+            statement_id="barboni.mean_field_limit",
             source="resolution of the grid and seeds: no realistic mistake makes B significantly negative (a "
             "rate without H, an i.i.d. reference, no training leave it positive or unresolved)",
         )
@@ -437,6 +443,7 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             seeds=seeds,
             min_points=len(LAW_TERMS) + 2,
             kind="derived",
+            statement_id="barboni.mean_field_limit",
             source=f"{DERIVATION} (the law 𝔼 err² = A x² + (B + C x)/(LH) and its terms); {CONVENTIONS}",
         )
     )

@@ -408,6 +408,8 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             min_points=len(POSITIVE),
             kind="paper",
             source=PAPER_FAMILIES + f"; float64 resolution {POSITIVE_MIN:g} (mfx/transformer/ranges.py)",
+            statement_id="barboni.families/closed_form",
+            mistake="a family's parameter dropped from its Λ (the 2-GMM separation): members share one Λ; no size",
         ),
         Claim.at_most(
             E,
@@ -420,6 +422,7 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             seeds=1,
             min_points=len(NEGATIVE),
             kind="identity",
+            statement_id="barboni.families/closed_form",
             source="the controls' Λ_i differ by affine functions by construction (mfx/transformer/families.py: "
             "translate Λ + ⟨c, z⟩, equal-covariance Gaussians, copies, Λ_3 = Λ_1 + Λ_2); checks the projection",
         ),
@@ -429,7 +432,8 @@ def claims(table: pd.DataFrame) -> list[Claim]:
     out.append(
         Claim.at_most(
             E,
-            "empirical NTK, translates, L = 1: QK-block λ_min/λ_max (max over n, seeds)",
+            "empirical NTK, translates, L = 1: QK-block λ_min/λ_max (max over n, seeds) — exact by translation "
+            "covariance (an identity of the set-up)",
             qk["value"].max() if len(qk) else float("nan"),
             NULL_MAX,
             detail="the block of the paper's condition (ntk.py); V / full blocks min ratio: "
@@ -437,9 +441,34 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             how="exact",
             points=int(qk["n"].nunique()) if len(qk) else 0,
             seeds=seeds,
-            kind="derived",
-            source="derivation: mfx/transformer/ntk.py (QK block null on Σ c_i Λ_i affine; the query attends "
+            # the query attends only to the context, so attention is translation-covariant and the null holds
+            # for every parameter by construction (1e-16): an identity (issue 36), which a query attending to
+            # itself breaks (its can-fail test)
+            kind="identity",
+            statement_id="barboni.ntk_equivalence/qk",
+            source="identity: mfx/transformer/ntk.py (QK block null on Σ c_i Λ_i affine; the query attends "
             "only to the context, so attention is translation-covariant)",
+        )
+    )
+    full = ratio[ratio["block"] == "full"]
+    out.append(
+        Claim.at_least(
+            E,
+            "finding: the full NTK (Q, K and V) on translates, L = 1, is positive although their Λ_i are dependent "
+            "modulo affine functions — the stated equivalence holds for the Q/K block, not the full kernel "
+            "(min λ_min/λ_max over n, seeds)",
+            full["value"].min() if len(full) else float("nan"),
+            POSITIVE_MIN,
+            detail="the V block sees the translation (its condition is modulo constants): V block min ratio "
+            + (f"{ratio[ratio['block'] == 'V']['value'].min():.2g}" if len(ratio) else "n/a")
+            + f"; QK block max {qk['value'].max() if len(qk) else float('nan'):.2g}",
+            how="exact",
+            points=int(full["n"].nunique()) if len(full) else 0,
+            seeds=seeds,
+            kind="derived",
+            statement_id="barboni.ntk_equivalence/qk",
+            source="derivation: mfx/transformer/ntk.py (K_full = K_V + K_QK, K_V null only on Σ c_i Λ_i constant; "
+            "a translate pair's Λ differ by ⟨c, z⟩, not by a constant); science/transformer.md §3.2 (0.15 there)",
         )
     )
     sep, n_max = separation(t)
@@ -459,6 +488,7 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             points=int(((t["metric"] == "ntk_ratio") & (t["n"] == n_max) & (t["block"] == "QK")).sum()),
             seeds=seeds,
             kind="derived",
+            statement_id="barboni.families/closed_form",
             source="derivation: mfx/transformer/experiments/ntk.py docstring (the families stay independent "
             "as n → ∞, two i.i.d. samples of one law converge to it); margin in mfx/transformer/ranges.py",
         )
@@ -479,6 +509,7 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             points=len(mono),
             seeds=1,
             kind="derived",
+            statement_id="barboni.families/closed_form",
             source="derivation: Λ_μ(p) is smooth in the member parameter p, so the Gram of members p, p + δ "
             "is δ²·(∂_p Λ mod affine)² + O(δ³) and λ_min falls with δ (mfx/transformer/ranges.py)",
         )
@@ -497,6 +528,7 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             points=len(drop),
             seeds=1,
             kind="identity",
+            statement_id="barboni.families/closed_form",
             source="continuity of Λ_μ(p) in p: members at equal parameters are one law, so the Gram of "
             "merging members tends to that of a copy (λ_min = 0); a check of the merge sweep",
         )
@@ -515,7 +547,8 @@ def _block_claims(t: pd.DataFrame, seeds: int) -> list[Claim]:
             "paper",
             (
                 "block table, L = 1: the Q, K and QK blocks are positive ⇔ the Gram of the Λ_i modulo affine "
-                "functions is (cases that disagree, both directions)"
+                "functions is (cases that disagree, both directions) — mfx's reading: the paper's equivalence "
+                "concerns the Q/K block (the summary names none; for the full kernel it fails on translates)"
             ),
             PAPER_EQUIVALENCE,
         ),
@@ -561,6 +594,10 @@ def _block_claims(t: pd.DataFrame, seeds: int) -> list[Claim]:
                 seeds=seeds,
                 kind=kind,
                 source=source,
+                statement_id="barboni.ntk_equivalence/qk",
+                mistake="the query among its own keys (attention no longer translation-covariant); no size"
+                if kind == "paper"
+                else "",
             )
         )
     return out
@@ -603,6 +640,8 @@ def _discrete_claims(t: pd.DataFrame) -> list[Claim]:
             min_points=2,
             kind="paper",
             source=PAPER_DISCRETE,
+            statement_id="barboni.families/discrete",
+            mistake="one random stream for every member (the N samples are one sample); no size",
         ),
         Claim.at_most(
             E,
@@ -615,6 +654,7 @@ def _discrete_claims(t: pd.DataFrame) -> list[Claim]:
             points=len(conv),
             seeds=1,
             kind="identity",
+            statement_id="barboni.families/discrete",
             source="Λ_{μ_1 * μ_2} = Λ_{μ_1} + Λ_{μ_2} by construction (mfx/transformer/families.py, convolution)",
         ),
     ]

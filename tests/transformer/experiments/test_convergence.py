@@ -21,16 +21,19 @@ ISSUE_CLAIMS = [
 
 def test_experiment_runs_end_to_end_and_its_claims_pass(quick_table):
     table = quick_table(NAME)
-    # only the large-initial-loss case blows up (what its claim states)
-    assert (table.loc[table["role"] != "large", "status"] == "ok").all()
+    # at η = 0.01 not even the large-initial-loss case blows up (what its claim states)
+    assert (table["status"] == "ok").all()
     claims = quick_table.claims(NAME)
     assert len(claims) == len(ISSUE_CLAIMS)
     for claim, words in zip(claims, ISSUE_CLAIMS):
         assert claim.statement.startswith(words)
-        assert claim.passed, claim
-    assert [c.kind for c in claims] == ["derived"] * 3 + ["paper"] + ["derived"] * 3 + ["identity"] + [
-        "derived"
-    ] * 2
+        # the bound's worst run carries the bootstrap SD over runs (issue 36 §4): at quick seed 0 its
+        # worst of 16 runs reads 1.34 ± 0.22 against ≥ 1, resolved only with more runs (paper)
+        if words == ISSUE_CLAIMS[0]:
+            assert claim.verdict in ("pass", "inconclusive"), claim
+        else:
+            assert claim.passed, claim
+    assert [c.kind for c in claims] == ["derived"] * 3 + ["paper", "derived", "identity"] + ["derived"] * 4
     assert all(c.source for c in claims)
     figures = plotting.plot_function(NAME)(table)
     assert all(plotting.layout_problems(f) == [] for f in figures.values())
