@@ -53,9 +53,21 @@ def two_term_fit(err):
     return fit.nonneg_sum({"a": 1 / L, "b": 1 / np.sqrt(L * M)}, err["value"].to_numpy(float))
 
 
-def depth_slope(table):
-    """Power-law fit in L of the output error (RMS over reps, step K) at M = 1 (resnet_depth)."""
-    err = rms_over_seeds(table, "resnet_depth", "err_f", ["L", "M"])
+# The trained companions read the error of the trained-minus-initial output (metrics err_df, err_dh),
+# which is exactly 0 when nothing trains.  An RMS below this floor is float64 roundoff of O(1) outputs:
+# it is read at the floor, so an untrained grid reads a flat law (exponent 0) instead of log(0).
+DISPLACEMENT_FLOOR = 1e-12
+
+
+def floored(err):
+    """`err` with its values read at DISPLACEMENT_FLOOR where below it (see there)."""
+    return err.assign(value=np.maximum(err["value"].to_numpy(float), DISPLACEMENT_FLOOR))
+
+
+def depth_slope(table, metric="err_f"):
+    """Power-law fit in L of the output error (RMS over reps, step K) at M = 1 (resnet_depth);
+    metric err_df: of the trained displacement's error (the trained companion, floored)."""
+    err = floored(rms_over_seeds(table, "resnet_depth", metric, ["L", "M"]))
     m1 = err[err["M"] == 1]
     return fit.power_law(m1["L"], m1["value"])
 
@@ -66,9 +78,10 @@ def width_window(err):
     return err["L"] * err["M"] <= err["L_ref"] * err["M_ref"] / 16
 
 
-def width_err(table):
-    """resnet_width's output errors (RMS over reps, step K) inside `width_window`."""
-    err = rms_over_seeds(table, "resnet_width", "err_f", ["L", "M", "L_ref", "M_ref"])
+def width_err(table, metric="err_f"):
+    """resnet_width's output errors (RMS over reps, step K) inside `width_window` (metric err_df: the
+    trained displacement's error, floored)."""
+    err = floored(rms_over_seeds(table, "resnet_width", metric, ["L", "M", "L_ref", "M_ref"]))
     return err[width_window(err)]
 
 
@@ -84,9 +97,9 @@ def floor_fraction(table):
     return floor / (floor + both["b"] / np.sqrt(L * M))
 
 
-def width_slope(table):
+def width_slope(table, metric="err_f"):
     """(power-law fit in M at the largest L of `width_err`, that L, number of points)."""
-    err = width_err(table)
+    err = width_err(table, metric)
     L_max = err["L"].max() if len(err) else float("nan")
     big = err[err["L"] == L_max]
     return fit.power_law(big["M"], big["value"]), L_max, len(big)
@@ -112,7 +125,9 @@ def dim_beyond(table, metric):
 
 
 def dim_fits(table, metric="err_h"):
-    err = _fit_range(rms_over_seeds(table, "resnet_dim", metric, ["L", "M", "D", "d_out"]))
+    """(power law in D, a/L + b√(D/(LM)), the points) of `metric` over the fit range (metric err_dh:
+    the trained displacement's h_L error, floored)."""
+    err = _fit_range(floored(rms_over_seeds(table, "resnet_dim", metric, ["L", "M", "D", "d_out"])))
     L, M, D = (err[k].to_numpy(float) for k in ("L", "M", "D"))
     terms = {"a": 1 / L, "b": np.sqrt(D / (L * M))}
     return fit.power_law(D, err["value"]), fit.nonneg_sum(terms, err["value"].to_numpy(float)), err
@@ -332,17 +347,40 @@ def limit_width_slope(table):
     return fit.power_law(big["M"], big["value"]), L_max, len(big)
 
 
+def limit_chaos_slope(table):
+    """(power-law fit in M of the units' coupling distance to their limit copies (metric chaos, RMS
+    over reps, step K) at the largest L, that L, points): propagation of chaos at rate 1/√(LM)."""
+    err = rms_over_seeds(table, "resnet_limit", "chaos", ["L", "M"])
+    L_max = err["L"].max() if len(err) else float("nan")
+    big = err[err["L"] == L_max]
+    return fit.power_law(big["M"], big["value"]), L_max, len(big)
+
+
+def limit_chaos_euler_slope(table):
+    """(power-law fit in L of the pool's Euler network's coupling distance (chaos_euler): the depth
+    part alone, points)."""
+    err = rms_over_seeds(table, "resnet_limit", "chaos_euler", ["L", "M"])
+    return fit.power_law(err["L"], err["value"]), len(err)
+
+
 def k_steps(table):
     """The GD steps the k-sweep claims read: 0, K/4, K/2 and K (rounded down; K: the table's last)."""
     K = int(table["step"].max()) if len(table) else 0
     return sorted({0, K // 4, K // 2, K})
 
 
-def worst_step(table, slope_of, target):
-    """(the exponent `slope_of(table at one step)` farthest from `target` over `k_steps`, its step,
-    its number of points): the k-sweep claims' statistic ("the exponent holds at every k shown")."""
+def trained_steps(table):
+    """`k_steps` without k = 0: the steps at which training has acted (the paper claims' k-sweep;
+    at k = 0 the rates are those of the forward pass, read by identity / cross-check claims)."""
+    return [k for k in k_steps(table) if k > 0]
+
+
+def worst_step(table, slope_of, target, steps=None):
+    """(the exponent `slope_of(table at one step)` farthest from `target` over `steps` (default
+    `k_steps`), its step, its number of points): the k-sweep claims' statistic ("the exponent holds at
+    every k shown")."""
     worst, worst_k, n = float("nan"), -1, 0
-    for k in k_steps(table):
+    for k in k_steps(table) if steps is None else steps:
         at_k = table[table["step"] == k].assign(step=0)  # one step: rms_over_seeds reads it as K
         slope, _, points = slope_of(at_k)
         if not np.isfinite(worst) or abs(slope["slope"] - target) > abs(worst - target):

@@ -60,7 +60,8 @@ def forward(W_E, W_U, U, V, X, alpha, sigma="tanh"):
 
 def train(W_E, W_U, U0, V0, X, Y, L_r, alpha=1.0, eta=1.0, K=15, sigma="tanh"):
     """K mean-field GD steps of the particle mean ODE from particles U0, V0 [S, M_p, D] (the same at
-    every node).  Returns {"f": [S, K+1, N, d_out], "h_L": [S, K+1, N, D], "loss": [S, K+1]}."""
+    every node).  Returns {"f": [S, K+1, N, d_out], "h_L": [S, K+1, N, D], "loss": [S, K+1],
+    "U", "V": [S, 2·L_r + 1, M_p, D] the particles of every node after K steps}."""
     nodes = 2 * L_r + 1
     M_p, D = U0.shape[1:]
     U = U0[:, None].expand(-1, nodes, -1, -1).clone().requires_grad_(True)
@@ -80,10 +81,27 @@ def train(W_E, W_U, U0, V0, X, Y, L_r, alpha=1.0, eta=1.0, K=15, sigma="tanh"):
             U.sub_(rate * gU)
             V.sub_(rate * gV)
     f = torch.stack(fs, 1)
-    return {"f": f, "h_L": torch.stack(hs, 1), "loss": model.loss(f, Y[:, None])}
+    return {
+        "f": f,
+        "h_L": torch.stack(hs, 1),
+        "loss": model.loss(f, Y[:, None]),
+        "U": U.detach(),
+        "V": V.detach(),
+    }
 
 
 def tied_units(U0, V0, L):
     """The Euler network of the particle ODE: every one of L layers holds all M_p particles,
     [S, L, M_p, D] each (contiguous, for `model.train`)."""
     return tuple(P[:, None].expand(-1, L, -1, -1).contiguous() for P in (U0, V0))
+
+
+def at_layers(P, L):
+    """Node particles P [S, 2·L_r + 1, M_p, D] read at the inputs s = l/L (l = 0..L−1) of the L layers
+    of an Euler network, linearly interpolated between nodes: [S, L, M_p, D].  Layer l + 1 of the
+    network applies its units to h_l = h(s = l/L), so its units' limit copies are the particles there."""
+    nodes = P.shape[1]
+    x = torch.arange(L, dtype=P.dtype, device=P.device) * (nodes - 1) / L
+    lo = x.floor().long()
+    w = (x - lo)[None, :, None, None]
+    return (1 - w) * P[:, lo] + w * P[:, (lo + 1).clamp(max=nodes - 1)]

@@ -26,6 +26,8 @@ _ERRORS = {
     "err_f": "RMS over (data point, output) of f − f_ref, the output error to the reference",
     "err_h": "per-coordinate RMS of h_L − h_L,ref, the embedding-space error to the reference",
     "loss": "training loss",
+    "err_df": "RMS over (n, output) of (f_k − f_0) − (f_ref,k − f_ref,0): the error of what training moved (0 untrained)",
+    "err_dh": "per-coordinate RMS of (h_L,k − h_L,0) − (h_L,ref,k − h_L,ref,0): the same in embedding space",
 }
 
 METRICS = {
@@ -49,6 +51,8 @@ METRICS = {
         "err_one": "RMS over draws and (n, output) of f_r − f_lim: one network's error to the mean ODE",
         "err_euler": "RMS over (n, output) of the pool's Euler network − f_lim (every layer holds the whole pool)",
         "loss": "the networks' training loss (mean over draws)",
+        "chaos": "RMS distance of the trained units' displacements to their limit copies' (same pool particle, RK4 mean ODE), relative to the copies' RMS",
+        "chaos_euler": "the same for the pool's Euler network (every layer holds the pool): the depth (1/L) part alone",
     },
     "resnet_phase": {
         "stable": "1 if the run at this rate stayed stable (finite loss, not above the initial), else 0",

@@ -332,7 +332,64 @@ def limit(table):
     ax_one.set_xlabel("$M$")
     ax_one.set_ylabel("RMS error of one network")
     plotting.legend_outside(ax_one)
-    return {"limit": fig}
+    return {"limit": fig, "chaos": chaos(table)}
+
+
+def chaos(table):
+    """Propagation of chaos (resnet_limit): the trained units' coupling distance to their limit copies
+    vs M, one curve per L, with the claim's fit at the largest L and the derived 1/√(LM); the pool's
+    Euler network's (its depth part alone) vs L with the derived 1/L."""
+    fig, (ax_m, ax_l) = plotting.figure(2, 1, width=4.2, height=2.8)
+    err = analysis.rms_se_over_seeds(table, "resnet_limit", "chaos", ["L", "M"])
+    slope, L_max, _ = analysis.limit_chaos_slope(table)
+    Ls = sorted(err["L"].unique())
+    for c, L in zip(plotting.colors(len(Ls)), Ls):
+        e = err[err["L"] == L].sort_values("M")
+        ax_m.errorbar(e["M"], e["value"], yerr=e["se"], fmt="*-", color=c, lw=0.6, label=f"$L$ = {L:g}")
+    e = err[err["L"] == L_max]
+    if len(e) >= 2:
+        Ms = e["M"].to_numpy(float)
+        ax_m.plot(
+            Ms,
+            slope["prefactor"] * Ms ** slope["slope"],
+            "-",
+            color="C3",
+            lw=1.0,
+            label=f"fit at $L$ = {L_max:g}: $M^{{{slope['slope']:.2f}}}$",
+        )
+        _paper_line(ax_m, Ms, e["value"].iloc[0] * 1.5, Ms[0], -0.5, "derived: $1/\\sqrt{LM}$")
+    ax_m.set_xscale("log")
+    ax_m.set_yscale("log")
+    if len(err):
+        plotting.grid_ticks(ax_m, sorted(err["M"].unique()))
+    ax_m.set_xlabel("$M$")
+    ax_m.set_ylabel("units' distance to their\nlimit copies (relative)")
+    plotting.legend_outside(ax_m)
+
+    euler = analysis.rms_se_over_seeds(table, "resnet_limit", "chaos_euler", ["L", "M"]).sort_values("L")
+    fit_e, _ = analysis.limit_chaos_euler_slope(table)
+    ax_l.set_xscale("log")
+    ax_l.set_yscale("log")
+    if len(euler):
+        ax_l.errorbar(
+            euler["L"], euler["value"], yerr=euler["se"], fmt="*", color="C0", label="Euler network"
+        )
+    if len(euler) >= 2:
+        Ls = euler["L"].to_numpy(float)
+        ax_l.plot(
+            Ls,
+            fit_e["prefactor"] * Ls ** fit_e["slope"],
+            "-",
+            color="C3",
+            lw=1.0,
+            label=f"fit: $L^{{{fit_e['slope']:.2f}}}$",
+        )
+        _paper_line(ax_l, Ls, euler["value"].iloc[0] * 1.5, Ls[0], -1.0, "derived: $1/L$")
+        plotting.grid_ticks(ax_l, sorted(euler["L"].unique()))
+    ax_l.set_xlabel("$L$")
+    ax_l.set_ylabel("the same, Euler network\n(every layer the pool)")
+    plotting.legend_outside(ax_l)
+    return fig
 
 
 def _phase_map(ax_map, summary, gamma_star):

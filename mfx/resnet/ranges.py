@@ -5,9 +5,17 @@ differs), `tol` per scale (the half-width of a two-sided range; absent for one-s
 derivation, or the resolution the statistics allow).  The claims read these entries and nothing
 else; a failing claim is information: never widen an entry to make it pass.  Where an entry was
 revised after looking at seeds 0..9, its reason says so; `mfx audit` checks them on fresh seeds.
+
+Statement keys (issue 36, mfx.statements.power): `statement` (the part id of mfx/resnet/statements.py
+the claim serves), `mistake` (the realistic mistake its can-fail test injects, with the unit of its
+size), `detects` ({scale: the smallest size that fails the claim, measured by the registered can-fail
+test of tests/resnet/test_claims_can_fail.py; a scale is absent where it was not measured}) and
+`post_hoc` (the seeds seen when the range or the set-up was changed after looking at data).
 """
 
 from __future__ import annotations
+
+from mfx import statements
 
 # The paper statements the claims quote (from the summary in shared/seeds/000_*; the full text is
 # not at hand, so places are the summary's sections).
@@ -22,6 +30,9 @@ FIG2 = "§4: 'the measured errors agree exactly with a/L + b/√(LM) resp. a/L +
 RANGES: dict[str, dict] = {
     # ---------------------------------------------------------------- resnet_depth / resnet_width
     "depth_slope_M1": {
+        "statement": "chizat.hidden_width/M1",
+        "mistake": "units tied across layers (U[l] = U[0], the expand bug; no size)",
+        "post_hoc": "0..3, 1000..1002 (the L range 2..32 → 2..128 after their slopes scattered)",
         "value": -0.5,
         "tol": {"quick": 0.15, "paper": 0.1},
         "reason": "Thm 1's 1/√(LM) term, tight: at M = 1 it dominates a/L, slope −1/2 in L; quick "
@@ -29,17 +40,27 @@ RANGES: dict[str, dict] = {
         "range at every GD step k shown (Thm 1 holds after k steps)",
     },
     "depth_r2": {
+        "statement": "chizat.thm1/fit",
+        "mistake": "units tied across layers (no size)",
+        "post_hoc": "1000..1009 (the M grid to 1024 after R² failed 2 of them; chosen on 2000..2005)",
         "value": {"quick": 0.9, "paper": 0.95},
         "reason": "'the measured errors agree with a/L + b/√(LM)' (summary §4); R² in log space; quick "
         "grids are noisier (M = 1 errors are random variables), hence 0.9 there",
     },
     "width_slope": {
+        "statement": "chizat.thm1/width",
+        "mistake": "the networks' mean-field rate η·L·M·D off by M^δ (an exponent slip; size δ, an exponent shift)",
+        "detects": {"quick": 0.05},
+        "target": {"quick": 0.05, "paper": 0.05},
         "value": -0.5,
         "tol": {"quick": 0.1, "paper": 0.1},
         "reason": "Thm 1's 1/√(LM) term at the largest L, inside L·M ≤ L_ref·M_ref/16 where the "
         "reference's own error is negligible; seed-bootstrap SD ≈ 0.03 at quick",
     },
     "width_floor_share": {
+        "statement": "chizat.thm1/depth",
+        "mistake": "every block reads h_0 instead of h_{l−1} (no ODE, no 1/L term; no size)",
+        "post_hoc": "0..9 (the 0.15 bound set after measuring 0.68 there)",
         "value": {"quick": 0.15, "paper": 0.15},
         "reason": "the 1/L (Euler) term is present (the bound is tight): a/L carries ≥ 15 % of the "
         "fitted error at the smallest L, largest M; the bound is ours (≈ 5 SD below the 0.68 measured "
@@ -47,6 +68,8 @@ RANGES: dict[str, dict] = {
     },
     # ------------------------------------------------------------------------------ resnet_dim
     "dim_slope": {
+        "statement": "chizat.thm3/dim",
+        "mistake": "units drawn N(0, I) instead of N(0, D·I) (no size)",
         "value": 0.5,
         "tol": {"quick": 0.15, "paper": 0.15},
         "reason": "Thm 3's √(D/(LM)) term, tight in embedding space, over 3·d_out ≤ D ≤ 4·M (Thm 3 "
@@ -54,12 +77,16 @@ RANGES: dict[str, dict] = {
         "lower end); quick seed-bootstrap SD ≈ 0.04",
     },
     "dim_perp_beyond": {
+        "statement": "chizat.thm3/dim",
         "value": 0.5,
         "tol": {"quick": 0.15, "paper": 0.15},
         "reason": "derived (experiments.dim.run_dim): the h_L error off the read-out span keeps the "
         "units' √(D/(LM)) law beyond D = 4·M; ± 0.15 as dim_slope (the same statistics, 3 points)",
     },
     "dim_r2": {
+        "statement": "chizat.thm3/fit",
+        "mistake": "units drawn N(0, I) instead of N(0, D·I) (no size)",
+        "post_hoc": "0..9 (the 0.85 bound set after measuring R² 0.94–0.98 there)",
         "value": {"quick": 0.85, "paper": 0.9},
         "reason": "'the measured errors agree with a/L + b√(D/(LM))' (summary §4), read as b√(D/(LM)) "
         "(a/L is constant in D at fixed L: see claims_dim); quick (4 reps) measured R² 0.94–0.98 over "
@@ -72,38 +99,55 @@ RANGES: dict[str, dict] = {
     },
     # ----------------------------------------------------------------------------- resnet_lazy
     "lazy_local_slope": {
+        "statement": "chizat.lazy_regime/features",
         "value": -1.0,
         "tol": {"quick": 0.2, "paper": 0.2},
         "reason": "identity: the rate η·L·M·D/α² with the residual α/(LM) makes each unit's step "
         "∝ η/α, so the local movement ∝ 1/α by construction (issue 21)",
     },
     "lazy_tangent_slope": {
+        "statement": "chizat.lazy_regime/linear",
         "value": -1.0,
         "reason": "Thm 2's 1/α term: the network stays within O(1/α) of its blockwise tangent model, "
         "slope ≤ −1 (one-sided; the bound need not be tight)",
     },
     "lazy_p": {
+        "statement": "chizat.thm2/alpha",
+        "mistake": "the tangent-limit reference drawn with another embedding (no size)",
         "value": -1.0,
         "reason": "Thm 2: error O(1/α + 1/L + α/√(LM)): the falling term decays at least like 1/α",
     },
     "lazy_q": {
+        "statement": "chizat.thm2/rise",
         "value": 1.0,
         "tol": {"quick": 0.3, "paper": 0.3},
-        "reason": "Thm 2's α/√(LM) term, tight: exponent +1; ± 0.3 is the resolution of a 3-α window "
-        "per size (measured 1.21 quick, 1.25 paper on seeds 0..9)",
+        "post_hoc": "0..9 (± 0.3 set after measuring 1.21 quick, 1.25 paper there)",
+        "reason": "identity (issue 36/37): the α/(LM) parametrisation makes the i.i.d. network's initial "
+        "residual exactly α × a fixed random sum of L·M blocks, while the tangent mean-ODE limit starts at "
+        "h_0 whatever α: at k = 0 the distance is ∝ α identically (q = 1), and at large α it dominates the "
+        "trained distance; what the claim can still show is that training does not change that (q stays "
+        "near 1: measured 1.21 quick, 1.25 paper on seeds 0..9, which is not a test of Thm 2's rate)",
     },
     "lazy_r": {
+        "statement": "chizat.thm2/rise",
         "value": 0.25,
         "tol": {"quick": 0.1, "paper": 0.1},
         "reason": "derived: balancing A/α against B·α/√(LM) gives α* ∝ (LM)^(1/4)",
     },
     "lazy_paired_flat": {
+        "statement": "chizat.thm2/rise",
         "value": 0.3,
         "reason": "derived (mfx/resnet/tangent.py): paired units have no initial residual, so no "
         "α/√(LM) term; the slope over α ≥ 2 stays ≤ 0.3 (its expected value is ≤ 0)",
     },
     # ---------------------------------------------------------------------------- resnet_limit
     "limit_depth_slope": {
+        "statement": "chizat.thm1/depth",
+        "mistake": "the networks' mean-field rate η·L·M·D off by M^δ (an exponent slip; size δ, an exponent shift)",
+        "detects": {"quick": 0.05},
+        "target": {"quick": 0.05, "paper": 0.05},
+        "post_hoc": "the first resnet_limit audit's 3 fresh seeds (0/3 passed; the estimator then moved from the "
+        "i.i.d. draws' bias to the Euler network; the record does not name them)",
         "value": -1.0,
         "tol": {"quick": 0.15, "paper": 0.1},
         "reason": "Thm 1's 1/L term, tight (§4): the pool's Euler network (every layer holds the whole "
@@ -113,6 +157,10 @@ RANGES: dict[str, dict] = {
         "from the i.i.d. draws' bias to the Euler network (fresh seeds were 0/3 there: its noise)",
     },
     "limit_width_slope": {
+        "statement": "chizat.thm1/width",
+        "mistake": "the networks' mean-field rate η·L·M·D off by M^δ (an exponent slip; size δ, an exponent shift)",
+        "detects": {"quick": 0.05},
+        "target": {"quick": 0.05, "paper": 0.05},
         "value": -0.5,
         "tol": {"quick": 0.1, "paper": 0.1},
         "reason": "Thm 1's 1/√(LM) term, tight (§4), at the largest L where it dominates a/L; the RK4 "
@@ -130,6 +178,10 @@ RANGES: dict[str, dict] = {
         "seeds 0..7: this window was set after seeing it)",
     },
     "phase_gamma_star": {
+        "statement": "chizat.phase/critical",
+        "mistake": "residual scale off by D^δ (size δ, an exponent shift)",
+        "detects": {"quick": 0.2},
+        "target": {"quick": 0.05, "paper": 0.05},
         "value": 0.5,
         "tol": {"quick": 0.1, "paper": 0.07},
         "reason": "summary: 'critical residual scale O(√D/(LM)) … only at the critical scale maximal "
@@ -138,24 +190,105 @@ RANGES: dict[str, dict] = {
         "scale, where ± 0.07 needs u ≤ 0.035",
     },
     "phase_update_lazy": {
+        "statement": "chizat.phase/lazy",
+        "mistake": "residual multiplier α = D^γ/D (v's variance for its std; no size)",
         "value": -0.1,
         "reason": "summary: 'above it (lazy regime) updates are suppressed': the exponent in D of the "
         "local update at the largest stable rate is negative at γ ≥ γ_lazy; −0.1 is the margin the "
         "D range resolves (derived value 1/2 − γ)",
     },
     "phase_diversity_sub": {
+        "statement": "chizat.phase/sub",
+        "mistake": "residual multiplier α = D^γ (v's std forgotten; no size)",
+        "post_hoc": "0..7 (the subcritical window γ ≤ 0 of phase_windows set after γ = ¼ read −0.13 there)",
         "value": -0.1,
         "reason": "summary: 'below this scale the units behave as for σ_v = 0 (no feature diversity)': "
         "the diversity statistic's exponent in D is negative at γ ≤ γ_sub (derived γ − 1/2); −0.1 is "
         "the margin the D range resolves",
     },
     "phase_movement_critical": {
+        "statement": "chizat.phase/critical",
         "value": 0.0,
         "tol": {"quick": 0.15, "paper": 0.1},
         "reason": "identity: at a fixed fraction of the largest stable rate the output (and so h_L) moves "
         "O(1) by the definition of the edge; kept as the 'non-vanishing movement' half of MLU",
     },
+    # ------------------------------------------------- trained companions (issue 36 §2, issue 37 §5)
+    # The −½ exponents above hold at k = 0, where they are the central limit theorem of L·M i.i.d.
+    # blocks.  Their companions read what training adds: the error of the trained-minus-initial output
+    # (f_K − f_0) − (f_ref,K − f_ref,0), which is exactly 0 with training off (every displacement is),
+    # and is read at the float64 resolution floor there (analysis.DISPLACEMENT_FLOOR): a flat law.
+    "depth_disp_slope_M1": {
+        "statement": "chizat.hidden_width/M1",
+        "mistake": "training off (GD rate × 0; no size)",
+        "value": -0.5,
+        "tol": {"quick": 0.15, "paper": 0.1},
+        "reason": "Thm 1 after k GD steps at M = 1: the trained displacement's error is a sum over the "
+        "L i.i.d. units of their own displacement errors, so it keeps the 1/√(LM) law; ± as depth_slope_M1 "
+        "(fixed before data)",
+    },
+    "width_disp_slope": {
+        "statement": "chizat.thm1/trained",
+        "mistake": "the networks' mean-field rate η·L·M·D off by M^δ (an exponent slip; size δ, an exponent shift; "
+        "training off, GD rate × 0, fails it too)",
+        "detects": {"quick": 0.1},
+        "target": {"quick": 0.05, "paper": 0.05},
+        "value": -0.5,
+        "tol": {"quick": 0.1, "paper": 0.1},
+        "reason": "Thm 1 after k GD steps: the trained displacement's error at the largest L falls like "
+        "1/√(LM) (its a/L part small there); ± as width_slope (fixed before data)",
+    },
+    "dim_disp_slope": {
+        "statement": "chizat.thm3/trained",
+        "mistake": "training off (GD rate × 0; no size)",
+        "value": 0.5,
+        "tol": {"quick": 0.15, "paper": 0.15},
+        "reason": "Thm 3 after k GD steps: the trained displacement of h_L errs like √(D/(LM)) per "
+        "coordinate over the same D window as dim_slope; ± as dim_slope (fixed before data)",
+    },
+    "limit_k0": {
+        "reason": "the k = 0 readings of resnet_limit's exponents: the forward pass (width: the central "
+        "limit theorem of i.i.d. blocks, identity; depth: Euler's first order on the pool's initial "
+        "drift, a cross-check of the two integrators); ranges as limit_depth_slope / limit_width_slope",
+    },
+    # ------------------------------------------------------- propagation of chaos (issue 37 §1)
+    "chaos_decay": {
+        "statement": "chizat.chaos",
+        "detects": {"quick": 0.35},
+        "post_hoc": "0 (quick: the exponents −0.48 and −1.00 were seen before this entry was written)",
+        "value": -0.25,
+        "mistake": "a share c of each layer's units copies one pool draw (an index broadcast over part of "
+        "the layer: marginal law right, units dependent; size c)",
+        "reason": "summary §2: units asymptotically independent through training.  Measured as the "
+        "coupling distance of each trained unit's displacement to its limit copy's (the same pool "
+        "particle trained by the RK4 mean ODE): it must fall with M at the largest L, with exponent "
+        "≤ −¼ (half the derived rate: a margin that no flat law passes; fixed before data)",
+    },
+    "chaos_rate": {
+        "statement": "chizat.chaos",
+        "post_hoc": "0 (quick: the exponents −0.48 and −1.00 were seen before this entry was written)",
+        "value": -0.5,
+        "tol": {"quick": 0.1, "paper": 0.1},
+        "reason": "derived (mfx/resnet/experiments/limit.py coupling_distance): a unit's displacement "
+        "depends on the others only through the layer's empirical measures, whose fluctuation is "
+        "O(1/√(LM)); the depth part (Euler) is O(1/L), small at the largest L",
+    },
+    "chaos_euler_rate": {
+        "statement": "chizat.chaos",
+        "post_hoc": "0 (quick: the exponents −0.48 and −1.00 were seen before this entry was written)",
+        "value": -1.0,
+        "tol": {"quick": 0.1, "paper": 0.1},
+        "reason": "derived: the pool's Euler network has no sampling fluctuation (every layer holds the "
+        "pool), so its units' coupling distance is the depth discretisation alone, O(1/L)",
+    },
 }
+
+
+def power(key: str, scale: str, **over) -> dict:
+    """The claim keywords (statement_id, mistake, detects, detects_target, post_hoc) of RANGES[key]'s
+    statement record (mfx.statements.power), `over` replacing its keys (a claim that shares a range
+    but serves another part, or has its own power)."""
+    return statements.power({**RANGES[key], **over}, scale)
 
 
 def tol(key: str, scale: str) -> float:

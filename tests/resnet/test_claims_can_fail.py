@@ -15,7 +15,7 @@ import torch
 
 from mfx import experiment as registry
 from mfx.resnet import draws, model, tangent
-from mfx.resnet.experiments import phase
+from mfx.resnet.experiments import limit, phase
 
 # ------------------------------------------------------------------------------------ mistakes
 
@@ -157,6 +157,58 @@ def training_off(mp):
     mp.setattr(model, "learning_rate", lambda *args: rate(*args) * 1e-9)
 
 
+def training_zero(mp):
+    """The GD rate × 0 (η = 0: training switched off exactly).  Nothing moves, so every trained
+    displacement is exactly 0: the trained companions must fail (with the rate × 1e−9 of
+    `training_off` they keep the law of linear response, which is the same law).  In resnet_limit the
+    RK4 limit (its own code and rate) still trains, so its exponents at step K and the chaos
+    coupling fail too."""
+    rate = model.learning_rate
+    mp.setattr(model, "learning_rate", lambda *args: rate(*args) * 0.0)
+
+
+def rate_exponent_off(axis, delta):
+    """The mean-field rate η·L·M·D with the exponent of `axis` (L, M or D) off by `delta` (an exponent
+    slip, e.g. η·L·M·D·M^δ): networks of different sizes train at different effective rates, so what
+    training moved no longer converges to the reference's displacement.  Size: δ (an exponent shift)."""
+
+    def mistake(mp):
+        rate = model.learning_rate
+        mp.setattr(
+            model,
+            "learning_rate",
+            lambda L, M, D, alpha, eta: rate(L, M, D, alpha, eta) * {"L": L, "M": M, "D": D}[axis] ** delta,
+        )
+
+    mistake.__name__ = f"rate_{axis}_exponent_off_by_{delta:g}"
+    return mistake
+
+
+def units_share_a_draw(c):
+    """In each layer a share c of the units copies one pool draw (an index broadcast over part of the
+    layer, e.g. a generator reused): each unit's marginal law is still μ, but the units are no longer
+    independent, so a layer's empirical measure fluctuates like c instead of 1/√M.  Size: c."""
+
+    def mistake(mp):
+        draws_of = limit.pool_draws
+
+        def wrong(cfg, rt, U0, V0):
+            _, _, idx = draws_of(cfg, rt, U0, V0)
+            S, R, L, M = idx.shape
+            n = round(c * M)
+            if n >= 2:
+                idx = idx.clone()
+                idx[..., :n] = idx[..., :1]
+            U = torch.stack([U0[s][idx[s]] for s in range(S)]).reshape(S * R, L, M, -1)
+            V = torch.stack([V0[s][idx[s]] for s in range(S)]).reshape(S * R, L, M, -1)
+            return U.contiguous(), V.contiguous(), idx
+
+        mp.setattr(limit, "pool_draws", wrong)
+
+    mistake.__name__ = f"units_share_a_draw_{c:g}"
+    return mistake
+
+
 # ------------------------------------------------------------------------------------ the tests
 
 # (experiment, mistake, the claims it must fail: a substring of each statement)
@@ -164,15 +216,33 @@ CASES = [
     (
         "resnet_depth",
         units_tied_across_layers,
-        ["vs L at M = 1 (step K)", "vs L at M = 1 at every GD step k", "R² (log space) of a/L + b/√(LM)"],
+        [
+            "vs L at M = 1 (step K)",
+            "vs L at M = 1 at every trained GD step k",
+            "R² (log space) of a/L + b/√(LM)",
+        ],
     ),
-    ("resnet_width", fanin_sqrt_M, ["vs M at the largest L (L·M", "vs M at the largest L at every GD step"]),
+    ("resnet_depth", training_zero, ["trained companion"]),
+    (
+        "resnet_width",
+        fanin_sqrt_M,
+        ["vs M at the largest L (L·M", "vs M at the largest L at every trained GD step"],
+    ),
     ("resnet_width", preact_from_input, ["1/L floor"]),
+    # the resolution cases (ranges.RANGES[…]["detects"]): the smallest size each claim fails at quick
+    (
+        "resnet_width",
+        rate_exponent_off("M", 0.05),
+        ["vs M at the largest L (L·M", "vs M at the largest L at every trained GD step"],
+    ),
+    ("resnet_width", rate_exponent_off("M", 0.1), ["trained companion"]),
+    ("resnet_width", training_zero, ["trained companion", "1/L floor"]),
     (
         "resnet_dim",
         unit_std_one,
         ["slope of the h_L error vs D", "R² (log space) of b·√(D/(LM))", "off the read-out span"],
     ),
+    ("resnet_dim", training_zero, ["trained companion"]),
     ("resnet_lazy", v_init_over_alpha, ["slope of the local feature movement", "exponent q", "exponent r"]),
     ("resnet_lazy", full_linearisation_as_limit, ["distance to the (blockwise) tangent model"]),
     ("resnet_lazy", uncoupled_limit_reference, ["exponent p"]),
@@ -181,13 +251,47 @@ CASES = [
     ("resnet_width", training_off, ["the networks learn"]),
     ("resnet_dim", training_off, ["the networks learn"]),
     ("resnet_lazy", training_off, ["the networks learn"]),
-    ("resnet_limit", preact_from_input, ["Euler network vs", "Euler network at every GD step k"]),
+    (
+        "resnet_limit",
+        preact_from_input,
+        ["Euler network vs", "Euler network at every trained GD step k", "Euler network at k = 0"],
+    ),
     (
         "resnet_limit",
         fanin_sqrt_M,
         ["width exponent of one network", "width exponent at the largest L at every"],
     ),
     ("resnet_limit", training_off, ["the networks learn"]),
+    (
+        "resnet_limit",
+        training_zero,
+        [
+            "Euler network vs",
+            "Euler network at every trained GD step k",
+            "width exponent of one network's error",
+            "width exponent at the largest L at every",
+            "coupling distance to their limit copies falls",
+            "chaos at rate 1/√(LM)",
+            "chaos, depth part",
+        ],
+    ),
+    (
+        "resnet_limit",
+        units_share_a_draw(0.35),
+        ["coupling distance to their limit copies falls", "chaos at rate 1/√(LM)"],
+    ),
+    ("resnet_limit", units_share_a_draw(0.25), ["chaos at rate 1/√(LM)"]),
+    (
+        "resnet_limit",
+        rate_exponent_off("M", 0.05),
+        [
+            "Euler network vs",
+            "Euler network at every trained GD step k",
+            "width exponent of one network's error",
+            "width exponent at the largest L at every",
+        ],
+    ),
+    ("resnet_limit", rate_exponent_off("M", 0.1), ["coupling distance to their limit copies falls"]),
     ("resnet_phase", alpha_over_D, ["critical γ*", "lazy side"]),
     ("resnet_phase", alpha_forgets_v_std, ["critical γ*", "subcritical side"]),
     ("resnet_phase", residual_scale_off_by_D_02, ["critical γ*"]),

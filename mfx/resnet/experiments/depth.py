@@ -10,6 +10,7 @@ from mfx.resnet.analysis import (
     k_steps,
     rms_over_seeds,
     term_share,
+    trained_steps,
     two_term_fit,
     worst_step,
 )
@@ -46,18 +47,28 @@ def claims_depth(table):
     it was ≈ 0.06 and the slope read −0.34 … −0.51 over seeds 0..3, 1000..1002; hence L to 128).  Both
     uncertainties are seed-bootstrap SDs: the fit SE of the RMS-over-reps ignores the rep noise.
 
-    The M = 1 slope holds at every GD step k ∈ {0, K/4, K/2, K} (Thm 1 is stated after k steps; k = 0
-    is the forward pass).  The two-term fit is claimed at K only: at k = 0 the 1/L term is absent
+    The M = 1 slope holds at every trained GD step k ∈ {K/4, K/2, K} (Thm 1 is stated after k steps);
+    at k = 0 (the forward pass) it is the central limit theorem of L i.i.d. blocks, an identity claim.
+    None of these fails with training off (the reference does not train either), so the trained
+    companion reads the error of what training moved, (f_K − f_0) − (f_ref,K − f_ref,0): exactly 0
+    untrained (read at `analysis.DISPLACEMENT_FLOOR`: a flat law, which fails).  The two-term fit is claimed at K only: at k = 0 the 1/L term is absent
     (i.i.d. units with E v = 0 have a zero mean field, so the limit is h(s) = h_0; the fit puts a at
     its bound 0 there), and training makes it (resnet_width's floor share grows 0 → 0.67 with k)."""
     scale = _scale(table)
     trained = trained_claim("resnet_depth", table, scale)
     steps = table[table["step"].isin(k_steps(table)) & (table["metric"] == "err_f")]
     target = ranges.value("depth_slope_M1")
-    worst, worst_k, n_k = worst_step(steps, lambda t: (depth_slope(t), None, _n_m1(t)), target)
+    ks = trained_steps(table)
+    m1_slope = lambda t: (depth_slope(t), None, _n_m1(t))
+    worst, worst_k, n_k = worst_step(steps, m1_slope, target, ks)
+    at0 = steps[steps["step"] == 0]
+    slope0 = depth_slope(at0)
     table = last_step_rows(table)  # the claims read step K only: a 16× smaller table to bootstrap
     err = depth_err(table)
     slope = depth_slope(table)
+    moved = depth_slope(table, "err_df")
+    power = ranges.power("depth_slope_M1", scale)
+    tol = ranges.tol("depth_slope_M1", scale)
     both = two_term_fit(err)
     seeds = n_seeds(table)
     n_m1 = _n_m1(table)
@@ -76,22 +87,59 @@ def claims_depth(table):
             min_points=3,
             kind="paper",
             source=f"{THM1}; {TIGHT}; {FIG2} (at M = 1 the 1/√(LM) term dominates: slope −1/2)",
+            **power,
         ),
         Claim.within(
             "resnet_depth",
-            "slope of the output error vs L at M = 1 at every GD step k = 0, K/4, K/2, K "
+            "slope of the output error vs L at M = 1 at every trained GD step k = K/4, K/2, K "
             "(the one farthest from −1/2)",
             worst,
             target,
-            ranges.tol("depth_slope_M1", scale),
+            tol,
             f"{scale}: worst at k = {worst_k}",
-            u=boot_sd(steps, lambda t: worst_step(t, lambda s: (depth_slope(s), None, _n_m1(s)), target)[0]),
+            u=boot_sd(steps, lambda t: worst_step(t, m1_slope, target, ks)[0]),
             how="seed bootstrap SD",
             points=n_k,
             seeds=seeds,
             min_points=3,
             kind="paper",
-            source=f"{THM1} ('after k GD steps': every k, including the forward pass k = 0); {FIG2}",
+            source=f"{THM1} ('after k GD steps': every trained k); {FIG2}",
+            **power,
+        ),
+        Claim.within(
+            "resnet_depth",
+            "slope of the output error vs L at M = 1 at k = 0 (the forward pass, before training)",
+            slope0["slope"],
+            target,
+            tol,
+            f"{scale}: {slope0.describe('slope')}",
+            u=boot_sd(at0, lambda t: depth_slope(t)["slope"]),
+            how="seed bootstrap SD",
+            points=_n_m1(at0),
+            seeds=seeds,
+            min_points=3,
+            kind="identity",
+            source="before training the error at M = 1 is the fluctuation of a sum of L i.i.d. blocks: the "
+            "central limit theorem fixes −1/2 (issue 36 §2)",
+            statement_id="chizat.hidden_width/M1",
+        ),
+        Claim.within(
+            "resnet_depth",
+            "trained companion: slope vs L at M = 1 of the error of the trained displacement "
+            "(f_K − f_0) − (f_ref,K − f_ref,0)",
+            moved["slope"],
+            ranges.value("depth_disp_slope_M1"),
+            ranges.tol("depth_disp_slope_M1", scale),
+            f"{scale}: {moved.describe('slope')}",
+            u=boot_sd(table, lambda t: depth_slope(t, "err_df")["slope"]),
+            how="seed bootstrap SD",
+            points=n_m1,
+            seeds=seeds,
+            min_points=3,
+            kind="paper",
+            source=f"{THM1} ('nach k GD-Schritten'); {FIG2}: what training moved converges at M = 1 too "
+            "(exactly 0 untrained: mfx/resnet/ranges.py depth_disp_slope_M1)",
+            **ranges.power("depth_disp_slope_M1", scale),
         ),
         Claim.at_least(
             "resnet_depth",
@@ -108,6 +156,7 @@ def claims_depth(table):
             at_bound=both.at_bound,
             kind="paper",
             source=f"{THM1}; {FIG2}",
+            **ranges.power("depth_r2", scale),
         ),
         trained,
     ]

@@ -100,11 +100,15 @@ def claims_dim(table):
     (b·√(16/256) = 0.18), far below the rep noise.  So the R² claim fits b·√(D/(LM)) alone and the
     detail reports the two-term fit (issue 21 §3: no pass rests on a coefficient at a bound).
 
+    At k = 0 the √D law is the central limit theorem of L·M i.i.d. blocks; the trained companion reads
+    the h_L error of what training moved, (h_K − h_0) − (h_ref,K − h_ref,0), exactly 0 untrained.
+
     Uncertainties are seed-bootstrap SDs (the fit SEs of the RMS over reps ignore the rep noise)."""
     scale = _scale(table)
-    trained = trained_claim("resnet_dim", table, scale)
+    trained = trained_claim("resnet_dim", table, scale, "chizat.thm3/trained")
     table = last_step_rows(table)  # the claims read step K only: a 16× smaller table to bootstrap
     slope, both, err = dim_fits(table)
+    moved, _, err_moved = dim_fits(table, "err_dh")
     one = dim_one_term(err)
     span = f"D ∈ [{err['D'].min()}, {err['D'].max()}]" if len(err) else "no D in the fit range"
     seeds = n_seeds(table)
@@ -126,6 +130,25 @@ def claims_dim(table):
             min_points=3,
             kind="paper",
             source=f"{THM3}; {TIGHT} (measured in embedding space, per coordinate of h_L)",
+            **ranges.power("dim_slope", scale),
+        ),
+        Claim.within(
+            "resnet_dim",
+            f"trained companion: slope vs D (3·d_out ≤ D ≤ {DIM_D_MAX_PER_M}·M) of the h_L error of the "
+            "trained displacement (h_K − h_0) − (h_ref,K − h_ref,0)",
+            moved["slope"],
+            ranges.value("dim_disp_slope"),
+            ranges.tol("dim_disp_slope", scale),
+            f"{scale}, {span}: {moved.describe('slope')}",
+            u=boot_sd(table, lambda t: dim_fits(t, "err_dh")[0]["slope"]),
+            how="seed bootstrap SD",
+            points=len(err_moved),
+            seeds=seeds,
+            min_points=3,
+            kind="paper",
+            source=f"{THM3} (after k GD steps): what training moved errs like √(D/(LM)) too (exactly 0 "
+            "untrained: mfx/resnet/ranges.py dim_disp_slope)",
+            **ranges.power("dim_disp_slope", scale),
         ),
         Claim.at_least(
             "resnet_dim",
@@ -141,6 +164,7 @@ def claims_dim(table):
             at_bound=one.at_bound,
             kind="paper",
             source=f"{THM3}; {FIG2}",
+            **ranges.power("dim_r2", scale),
         ),
         Claim.within(
             "resnet_dim",
@@ -158,6 +182,7 @@ def claims_dim(table):
             kind="derived",
             source="derivation: mfx/resnet/experiments/dim.py run_dim (the coordinates ⊥ W_U are outside "
             "the loss's gradient, so they keep the units' fluctuation law √(D/(LM)) past Thm 3's D = O(M))",
+            **ranges.power("dim_perp_beyond", scale),
         ),
         trained,
     ]

@@ -152,7 +152,9 @@ SOURCE = (
     "Chizat §3B (phase diagram, summary): 'the critical residual scaling is O(√D/LM). Below it "
     "(subcritical) the units behave as in the case σ_v = 0 (no feature diversity). At the critical "
     "scale maximal local feature updates (MLU) are possible and necessary. Above it (lazy regime) "
-    "updates are suppressed.' §4: 'only at the critical scaling are maximal feature updates observed'"
+    "updates are suppressed.' §4: 'only at the critical scaling are maximal feature updates observed'.  "
+    "γ* = ½ for the scale D^γ/(LM) holds under mfx's normalisation of v (std √D, so α = D^(γ−½)), which "
+    "the summary does not give"
 )
 
 
@@ -166,6 +168,9 @@ def claims_phase(table):
     detail = f"{scale}: " + analysis.describe_phase(summary)
     seeds = n_seeds(table)
     kw = {"kind": "paper", "source": SOURCE, "how": "seed bootstrap SD", "seeds": seeds}
+    power = {
+        k: ranges.power(k, scale) for k in ("phase_gamma_star", "phase_update_lazy", "phase_diversity_sub")
+    }
     excluded, of = analysis.phase_excluded(table)
     kw_ex = {"excluded": excluded, "excluded_why": "no stable rate found", "of": of}
     critical, lazy, sub = (ranges.RANGES["phase_windows"][k] for k in ("critical", "lazy_min", "sub_max"))
@@ -202,6 +207,7 @@ def claims_phase(table):
             u=u_star,
             points=len(summary),
             min_points=3,
+            **power["phase_gamma_star"],
             **kw,
             **kw_ex,
         ),
@@ -220,6 +226,7 @@ def claims_phase(table):
             kind="identity",
             source="the stability edge is where the output change per step is O(1), so at a fixed fraction "
             "of it h_L moves O(1) whatever γ: the 'with non-vanishing movement' half of MLU",
+            **ranges.power("phase_movement_critical", scale),
             **kw_ex,
         ),
         Claim.at_most(
@@ -231,6 +238,7 @@ def claims_phase(table):
             u=u_lazy,
             points=n_lazy,
             min_points=1,
+            **power["phase_update_lazy"],
             **kw,
             **kw_ex,
         ),
@@ -243,6 +251,7 @@ def claims_phase(table):
             u=u_sub,
             points=n_sub,
             min_points=1,
+            **power["phase_diversity_sub"],
             **kw,
             **kw_ex,
         ),

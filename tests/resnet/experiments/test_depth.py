@@ -9,7 +9,9 @@ from mfx.resnet import plots
 
 CLAIMS = [
     "slope of the output error vs L at M = 1 (step K)",
-    "slope of the output error vs L at M = 1 at every GD step k",
+    "slope of the output error vs L at M = 1 at every trained GD step k",
+    "slope of the output error vs L at M = 1 at k = 0",
+    "trained companion",
     "a/L + b/√(LM)",
     "the networks learn",
 ]

@@ -6,7 +6,13 @@ from sweep_checks import quick_sweep_test
 from mfx import plotting
 from mfx.resnet import plots
 
-CLAIMS = ["slope of the h_L error vs D", "b·√(D/(LM))", "off the read-out span", "the networks learn"]
+CLAIMS = [
+    "slope of the h_L error vs D",
+    "trained companion",
+    "b·√(D/(LM))",
+    "off the read-out span",
+    "the networks learn",
+]
 
 
 def test_quick_scale_claims_pass(quick_table):

@@ -8,9 +8,14 @@ from mfx.resnet import plots
 
 CLAIMS = [
     "depth exponent of the pool's Euler network vs",
-    "depth exponent of the pool's Euler network at every GD step k",
+    "depth exponent of the pool's Euler network at every trained GD step k",
+    "depth exponent of the pool's Euler network at k = 0",
     "width exponent of one network",
-    "width exponent at the largest L at every GD step k",
+    "width exponent at the largest L at every trained GD step k",
+    "width exponent of one network at the largest L at k = 0",
+    "coupling distance to their limit copies falls",
+    "chaos at rate 1/√(LM)",
+    "chaos, depth part",
     "the networks learn",
 ]
 

@@ -8,7 +8,9 @@ from mfx.resnet import plots
 
 CLAIMS = [
     "slope of the output error vs M at the largest L (L·M",
-    "slope of the output error vs M at the largest L at every GD step k",
+    "slope of the output error vs M at the largest L at every trained GD step k",
+    "slope of the output error vs M at the largest L at k = 0",
+    "trained companion",
     "1/L floor",
     "the networks learn",
 ]
