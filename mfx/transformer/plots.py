@@ -25,6 +25,8 @@ from mfx.transformer.analysis import (
     depth_fit,
     discrete_curves,
     error_law,
+    gf_order,
+    gf_sampling,
     kernel_grid,
     kernel_grid_fit,
     law_predict,
@@ -33,6 +35,7 @@ from mfx.transformer.analysis import (
     merge_curves,
     rms_over_seeds,
     width_fit,
+    wp_grid,
 )
 from mfx.transformer.families import CLOSED_FORM_ONLY, DISTS
 
@@ -523,7 +526,7 @@ def plot_adjoint(table: pd.DataFrame) -> dict:
     equal to the parameter measure, and its Monte Carlo part vs H at fixed L (with the fitted rates)."""
     t = _exp(table, "transformer_adjoint")
     t = t[t["status"] == "ok"]
-    fig, (ax_l, ax_h) = plotting.figure(2, 1, width=3.6, height=3.0)
+    fig, (ax_l, ax_h) = plotting.figure(2, 1, width=3.6, height=3.5)
     dep = adjoint_first_draw(t[t["metric"] == "err_depth"]).sort_values("L")
     f = adjoint_depth_fit(t)
     c_data, c_fit, c_rich = plotting.colors(3)
@@ -572,7 +575,50 @@ def plot_adjoint(table: pd.DataFrame) -> dict:
     plotting.grid_ticks(ax_h, sorted(ex.index.unique()))
     _define(ax_h, "$e_P$: the error with all $P$ heads")
     plotting.legend_below(ax_h, ncol=1)
-    return {"gradient": fig}
+    out = {"gradient": fig}
+    wp = _wellposed_figure(t)
+    if wp is not None:
+        out["wellposed"] = wp
+    return out
+
+
+def _wellposed_figure(t: pd.DataFrame):
+    """Well-posedness (mfx/transformer/wellposed.py): the Euler network's error against the RK4 depth flow
+    and its stability ratio C, vs L per H; GD's distance to the RK4 gradient flow vs η; two samplings'
+    difference vs H.  None without those rows."""
+    if not (t["metric"] == "wp_err").any():
+        return None
+    fig, axes = plotting.figure(2, 2, width=3.4, height=2.9)
+    Hs = sorted(t.loc[t["metric"] == "wp_err", "H"].unique())
+    colors = plotting.colors(len(Hs))
+    for ax, metric, ylabel, title in (
+        (axes[0], "wp_err", "relative error vs RK4 in depth", "forward: Euler in depth → the ODE"),
+        (axes[1], "wp_lip", "stability ratio $C$ (RMS over seeds)", "forward: stable in the clouds"),
+    ):
+        g = wp_grid(t, metric)
+        for H, c in zip(Hs, colors):
+            r = g[g["H"] == H].sort_values("L")
+            ax.plot(r["L"], r["rms"], "o-", color=c, label=f"$H = {int(H)}$")
+        ax.set(xscale="log", yscale="log", xlabel="layers $L$", ylabel=ylabel, title=title)
+        plotting.grid_ticks(ax, sorted(g["L"].unique()))
+        plotting.legend_below(ax, ncol=len(Hs))
+    c_data, c_fit = plotting.colors(2)
+    for ax, metric, fitter, x, xlabel, title in (
+        (axes[2], "gf_err", gf_order, "eta", "GD step $\\eta$", "gradient flow: GD → the flow (RK4 in $t$)"),
+        (axes[3], "gf_pair", gf_sampling, "H", "heads $H$", "two samplings → one curve"),
+    ):
+        r = t[t["metric"] == metric]
+        g = r.groupby(x)["value"].agg(lambda v: float(np.sqrt(np.mean(np.square(v)))))
+        f = fitter(t)
+        ax.plot(g.index, g.to_numpy(), "o", color=c_data, label="RMS over seeds")
+        xs = g.index.to_numpy(float)
+        ax.plot(
+            xs, f["prefactor"] * xs ** f["slope"], "-", color=c_fit, label=f"fit: slope ${f['slope']:.2f}$"
+        )
+        ax.set(xscale="log", yscale="log", xlabel=xlabel, ylabel="relative distance", title=title)
+        plotting.grid_ticks(ax, sorted(g.index.unique()))
+        plotting.legend_below(ax, ncol=2)
+    return fig
 
 
 # Legend names of E2's cases (the `cases` of conf/experiment/transformer_convergence.yaml): the input
