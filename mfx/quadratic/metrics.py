@@ -20,7 +20,7 @@ COLUMNS = {
     "eps_floor": "lowest reachable risk ε_g of an underparameterised student (p < p*; 0 for p ≥ p*)",
     "eps_pl": "plateau risk ε_pl = (a* tr T)²/(p+2) + a*² tr T²",
     "state": "where the Hessian is taken: plateau, solution (the ODE's), trajectory (along the ODE), "
-    "reached (end state of the ODE or SGD)",
+    "reached (end state of the ODE or SGD), mid_plateau (the plateau the ODE or SGD reaches)",
     "source": "who computed the value: autograd (Hessian of the risk), theory (closed form), ode, sgd",
     "multiplicity": "how many eigenvalues share this value",
     "entry": "index of the entry of ρ (row-major over p × p*)",
@@ -51,6 +51,10 @@ METRICS = {
         "n_extra": "zero modes off that tangent space: n_zero − n_tangent (overparameterisation)",
         "zero_max": "largest |λ| counted as zero (units 4aa*)",
         "positive_min": "smallest eigenvalue above the zero band (units 4aa*)",
+        "rho_F2": "‖ρ‖_F² at the reached mid-plateau state",
+        "tau_read": "τ at which the reached plateau is read (½ of the run's own escape time)",
+        "tau_esc": "the run's escape time (first τ with ε_g < ε_pl/2; NaN: none by the horizon)",
+        "level": "derived λ_min/(4aa*) at ρ = 0, Q = q̄(g) I (the teacher directions' eigenvalue)",
     },
     "quad_implicit_bias": {
         "drift": "‖polar(ρ) − polar(ρ0)‖_F, how far the conserved polar factor S moved",

@@ -286,7 +286,6 @@ RANGES: dict[str, dict] = {
         "statement": "bocchi.hessian_minima/rotations",
         "mistake": "SGD's labels with the teacher readout a*·(1 + x); size x",
         "detects": {"quick": 0.05},
-        "post_hoc": "0 (paper; the zero band re-derived)",
     },
     "hessian.reached_extra": {
         "value": 0,
@@ -294,14 +293,12 @@ RANGES: dict[str, dict] = {
         "statement": "bocchi.hessian_minima/extra",
         "mistake": "SGD's labels with the teacher readout a*·(1 + x); size x",
         "detects": {"quick": 0.05},
-        "post_hoc": "0 (paper; the zero band re-derived)",
     },
     "hessian.reached_marginal": {
         "value": 0,
         "why": "count of λ < −band·4aa* at the reached minimum: 0 for a marginal minimum",
         "statement": "bocchi.hessian_minima/marginal",
         "mistake": "the SGD horizon converted as N·τ·g instead of N·τ/g (it stops on the plateau): no size",
-        "post_hoc": "0 (paper; the zero band re-derived)",
     },
     "hessian.saddle_lambda": {
         "value": -0.5,

@@ -54,6 +54,31 @@ def test_escape_theory_mean_and_sum_readouts():
     assert th["lnN_slope"] == 1 / 8 and th["sigma_slope"] == -1 / 4
 
 
+def test_window_times_from_an_exact_exponential_gap():
+    """A gap A e^{rate·τ} with the derived rate and A = prefactor_per_rho0·||ρ0||² reaches level·ε_pl at
+    ln(level·ε_pl/A)/rate: measured and predicted window times agree, and the shift between two widths
+    is their difference of seed means."""
+    theory = {p: analysis.escape_theory(p, np.eye(2), 1 / p, 1 / 2) for p in (2, 8)}
+    rows = []
+    for p, th in theory.items():
+        for seed, rho0_F2 in enumerate((1e-4, 3e-4)):
+            A = th["prefactor_per_rho0"] * rho0_F2 * (1.1 if p == 8 else 1.0)
+            for metric, value in (
+                ("exit_rate", th["exit_rate"]),
+                ("exit_prefactor", A),
+                ("rho0_F2", rho0_F2),
+            ):
+                rows.append({"p": p, "seed": seed, "metric": metric, "value": value})
+    times = analysis.window_times(pd.DataFrame(rows), 1e-2, theory)
+    p2 = times[times["p"] == 2]
+    np.testing.assert_allclose(p2["measured"], p2["predicted"])
+    want = np.log(1e-2 * theory[2]["eps_pl"] / (theory[2]["prefactor_per_rho0"] * 1e-4)) / 4.0
+    np.testing.assert_allclose(p2["measured"].iloc[0], want)
+    # a prefactor 10 % larger at p = 8 than derived: that window comes ln(1.1)/rate earlier than predicted
+    gap = analysis.window_shift(times, 2, 8) - analysis.window_shift(times, 2, 8, "predicted")
+    np.testing.assert_allclose(gap, np.log(1.1) / 4.0)
+
+
 def _escape_rows(rng, slope, p_shift, n_seeds=40, Ns=(1000, 100000)):
     """ODE-like per-seed rows: tau_esc = slope·ln σ_max + p_shift·p + small noise."""
     rows = []

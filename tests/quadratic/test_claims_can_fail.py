@@ -111,6 +111,19 @@ def test_hessian_sgd_minimum_negative_claim_fails_when_the_horizon_multiplies_by
     _all_fail("quad_hessian", table, "eigenvalues below the zero band at the minimum one-pass SGD reaches")
 
 
+def test_hessian_saddle_claims_fail_with_training_switched_off(run_experiment, monkeypatch):
+    """Mistake: SGD steps with η × 1e-9 (training off): the 'reached plateau' is the initial state Q0 ≈ I,
+    where the teacher directions have λ/(4aa*) = p*/p − 1 (0 at p = p* = 2, −⅓ at p = 3) instead of ≈ −0.92
+    at q̄(g): the paper's saddle margin (≤ −½) fails there and the derived level (± 0.1) fails at every p.
+    At p ≥ 2p* the initial state is itself a saddle (p = 4: −½), so only the level claim sees it."""
+    sgd_with(monkeypatch, eta_factor=1e-9, which=("overlap",))
+    table = run_experiment("quad_hessian", "scale=quick", "model.p=2,3,4", "model.sgd_seeds=1")
+    _all_fail(
+        "quad_hessian", table, "the plateau one-pass SGD reaches is a saddle", lambda s: "p=4," not in s
+    )
+    _all_fail("quad_hessian", table, "λ_min/(4aa*) at the plateau one-pass SGD reaches")
+
+
 # -------------------------------------------------------------------------------------------- quad_norms
 
 SMALL_NORMS = ("scale=quick", "model.norm_N=[10000,30000]", "model.sgd_seeds=8", "model.tau_max=3.5")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from mfx import fit
 from mfx.experiment import Claim, ConfigError, Experiment, check, number, register
 from mfx.quadratic import hessian, model
 from mfx.quadratic.analysis import counts
@@ -26,13 +27,19 @@ from mfx.quadratic.experiments.common import (
     _sgd,
     _sgd_memory,
 )
-from mfx.quadratic.ranges import rng
+from mfx.quadratic.experiments.norms import fixed_point
+from mfx.quadratic.ranges import PLATEAU_READ, power, rng
 
 PAPER_MINIMA = (
     "Bocchi et al. (summary §3D): 'global minima are marginal minima (all eigenvalues ≥ 0); the zero "
     "eigenvalues split into directions of the rotation symmetry (tangent to the solution manifold) and extra "
     "directions due to overparameterisation (p > p*)'; counts derived in mfx/quadratic/hessian.py "
     "zero_mode_split (T = I)"
+)
+PAPER_SADDLE = (
+    "Bocchi et al. (summary §3D): 'Plateau: Entspricht einem Sattelpunkt mit mindestens einem negativen "
+    "Eigenwert' — read at the plateau the ODE and SGD reach (½ of each run's own escape time), with the "
+    "margin λ_min ≤ −½·4aa* (ours; the exact plateau has −4aa*, science §6.1)"
 )
 SPLIT_METRICS = ("n_negative", "n_zero", "n_tangent", "n_extra", "lambda_min", "zero_max", "positive_min")
 
@@ -75,6 +82,71 @@ def run_hessian(cfg):
         rows.append(dict(at, source="ode", metric="eps", value=risk))
     if m.p >= m.p_star:
         rows += _reached_minima(cfg, rho[-1, :1], Q[-1, :1], T, a, a_star)
+    rows += _reached_plateau(cfg, T, a, a_star)
+    return rows
+
+
+def _mid_plateau(tau, eps, threshold, horizon):
+    """Index per seed of the output nearest PLATEAU_READ·τ_esc (eps [K, S]; a seed that never escapes by
+    the horizon is read at PLATEAU_READ·horizon), and the τ_esc (NaN: no escape)."""
+    t_esc = model.escape_time(tau, eps, threshold)
+    read = PLATEAU_READ * np.where(np.isfinite(t_esc), t_esc, horizon)
+    return np.abs(tau[:, None] - read[None, :]).argmin(axis=0), t_esc
+
+
+def _reached_plateau(cfg, T, a, a_star):
+    """The Hessian at the plateau training reaches: the gradient-flow ODE (idealised init) and one-pass SGD
+    (the overlap chain, its own students, g = sgd_g) at plateau_N, read at PLATEAU_READ of each run's own
+    escape time (ε < ε_pl/2) — a rule fixed before data.  Rows: lambda_min (units 4aa*), n_negative (below
+    the zero band), rho_F2 (|ρ|_F² there), tau_read, tau_esc and level (the derived λ_min/(4aa*) at ρ = 0,
+    Q = q̄(g) I)."""
+    m = cfg.model
+    N, horizon = m.plateau_N, m.plateau_tau_max
+    band, cos_min = rng("hessian_zero_band"), rng("hessian_tangent_cos")
+    _, eps_pl = model.plateau(m.p, T, a, a_star)
+    seeds = _seeds(cfg, m.plateau_seeds)
+    tau = np.arange(0.0, horizon + 1e-9, m.plateau_dtau)
+    rho0, Q0 = model.idealised_init(m.p, m.p_star, N, seeds, m.sigma0)
+    rho_o, Q_o = _ode(m, rho0, Q0, T, a, a_star, tau, 0.0)
+    g = m.sgd_g
+
+    def escaped(rho, Q, T_s):
+        e = model.risk(rho, Q, T_s, a, a_star)
+        return (e < 0.5 * eps_pl) | ~np.isfinite(e)
+
+    steps = np.round(tau / g * N).astype(np.int64)
+    out, _, _, T_sgd = _sgd(m, N, seeds, a, a_star, g / a, steps, stop=escaped)
+    runs = [("ode", tau, rho_o, Q_o, [T] * len(seeds), 0.0)]
+    runs.append(("sgd", out["steps"] / N * g, out["rho"], out["Q"], list(T_sgd), g))
+    rows = []
+    for method, t, rho, Q, Ts, gg in runs:
+        eps = np.stack([model.risk(rho[:, k], Q[:, k], Ts[k], a, a_star) for k in range(len(seeds))], axis=1)
+        at, t_esc = _mid_plateau(t, eps, 0.5 * eps_pl, horizon)
+        q_bar = fixed_point(m.p, T, a, a_star, gg)
+        level = (a * (m.p + 2) * q_bar - a_star * np.trace(T)) / (2 * a_star) - 1
+        for k, seed in enumerate(seeds):
+            r, q = rho[at[k], k], Q[at[k], k]
+            base = {
+                "state": "mid_plateau",
+                "source": method,
+                "seed": seed,
+                "p": m.p,
+                "p_star": m.p_star,
+                "N": N,
+            }
+            if not (np.isfinite(r).all() and np.isfinite(q).all()):
+                rows.append(dict(base, metric="lambda_min", value=np.nan, status="diverged"))
+                continue
+            split = hessian.zero_mode_split(r, q, Ts[k], a, a_star, N, band, cos_min)
+            values = {
+                "lambda_min": split["lambda_min"],
+                "n_negative": split["n_negative"],
+                "rho_F2": float(np.sum(r * r)),
+                "tau_read": float(t[at[k]]),
+                "tau_esc": float(t_esc[k]),
+                "level": float(level),
+            }
+            rows += [dict(base, metric=key, value=float(v)) for key, v in values.items()]
     return rows
 
 
@@ -111,6 +183,11 @@ def validate_hessian(cfg):
     check(cfg, "model.sgd_tau_max", float, low=0, open_low=True)
     if check(cfg, "model.sgd_N", int, low=1) < cfg.model.p + cfg.model.p_star:
         raise ConfigError(f"model.sgd_N must be ≥ p + p* (got sgd_N={cfg.model.sgd_N})")
+    if check(cfg, "model.plateau_N", int, low=1) < cfg.model.p + cfg.model.p_star:
+        raise ConfigError(f"model.plateau_N must be ≥ p + p* (got plateau_N={cfg.model.plateau_N})")
+    check(cfg, "model.plateau_seeds", int, low=2)
+    check(cfg, "model.plateau_tau_max", float, low=0, open_low=True)
+    check(cfg, "model.plateau_dtau", float, low=0, open_low=True)
 
 
 def claims_hessian(table):
@@ -126,7 +203,7 @@ def claims_hessian(table):
     scale = _scale(full)
     out = []
 
-    def claim(kind, statement, measured, bound, detail):
+    def claim(kind, statement, measured, bound, detail, statement_id):
         return getattr(Claim, kind)(
             "quad_hessian",
             statement,
@@ -137,10 +214,11 @@ def claims_hessian(table):
             how="exact",
             points=1,
             seeds=1,
-            kind="identity",
+            kind="derived",
             source="closed forms of science §6.1–6.2 (derived here, written apart from the numerics) at a "
             "state built to be critical: ρ = 0, Q = q̄ I (model.plateau) or V = s·polar(ρ)·V* "
-            "(model.solution_scale)",
+            "(model.solution_scale); a wrong risk, q̄ or s fails them (ranges 'hessian.constructed')",
+            statement_id=statement_id,
         )
 
     for (p, p_star, state), d in sorted(t.groupby(["p", "p_star", "state"])):
@@ -155,6 +233,7 @@ def claims_hessian(table):
                 float(np.abs(np.subtract(c_got, c_want)).sum()),
                 0,
                 f"(neg, zero, pos) = {c_got} vs {c_want} at N = {number(N)} ({scale})",
+                "bocchi.hessian_plateau/flat" if state == "plateau" else "bocchi.manifold/dimension",
             )
         )
         e_got = np.repeat(got["value"].values, got["multiplicity"].astype(int).values)
@@ -171,6 +250,7 @@ def claims_hessian(table):
                 dev,
                 rng("hessian_exact_tol"),
                 f"{e_got.size} eigenvalues ({scale})",
+                "bocchi.hessian_plateau/saddle" if state == "plateau" else "bocchi.hessian_minima/marginal",
             )
         )
         if state == "plateau":
@@ -181,6 +261,7 @@ def claims_hessian(table):
                     c_got[0],
                     p * p_star,
                     f"need ≥ p·p* ({scale})",
+                    "bocchi.hessian_plateau/saddle",
                 )
             )
         else:
@@ -191,9 +272,90 @@ def claims_hessian(table):
                     c_got[0],
                     0,
                     f"marginal minimum ({scale})",
+                    "bocchi.hessian_minima/marginal",
                 )
             )
     out += _claims_reached(full, scale)
+    out += _claims_mid_plateau(full, scale)
+    return out
+
+
+def _claims_mid_plateau(table, scale):
+    """Per (p, p*, ODE | SGD), over the seeds' mid-plateau states (read at ½ of each run's own τ_esc): the
+    paper's saddle (λ_min ≤ −½·4aa*, worst seed), its derived level λ_min/(4aa*) at q̄(g) (seed median) and
+    the derived count of negative directions p·p*."""
+    d = table[table["state"] == "mid_plateau"] if "state" in table else table.iloc[:0]
+    out = []
+    for (p, p_star, method), x in sorted(d.groupby(["p", "p_star", "source"])):
+        p, p_star = int(p), int(p_star)
+        wide = x.pivot_table(index="seed", columns="metric", values="value").reset_index()
+        wide = wide.dropna(subset=["lambda_min"])
+        n = int(x["seed"].nunique())
+        who = "the gradient-flow ODE" if method == "ode" else "one-pass SGD"
+        N = int(x["N"].iloc[0])
+        worst = lambda y: float(y["lambda_min"].max())
+        level = float(wide["level"].iloc[0]) if len(wide) else float("nan")
+        median = lambda y: float(y["lambda_min"].median())
+        miss = lambda y, k=p * p_star: float((y["n_negative"] - k).abs().max())
+        common = {
+            "how": "seed bootstrap SD",
+            "points": 1,
+            "seeds": len(wide),
+            "excluded": n - len(wide),
+            "excluded_why": "diverged",
+            "of": n,
+        }
+        at = (
+            f"N = {number(N)}, read at τ = {wide['tau_read'].median():.2f} (½ τ_esc, seed median), "
+            f"|ρ|_F² ≤ {wide['rho_F2'].max():.2g}"
+            if len(wide)
+            else "no state"
+        )
+        out.append(
+            Claim.at_most(
+                "quad_hessian",
+                f"the plateau {who} reaches is a saddle: λ_min/(4aa*), p={p}, p*={p_star}",
+                worst(wide),
+                rng("hessian.saddle_lambda"),
+                f"worst (largest) seed; {at} ({scale})",
+                u=fit.seed_sd(wide, worst),
+                kind="paper",
+                source=PAPER_SADDLE,
+                **power("hessian.saddle_lambda", scale),
+                **common,
+            )
+        )
+        out.append(
+            Claim.within(
+                "quad_hessian",
+                f"λ_min/(4aa*) at the plateau {who} reaches vs its derived level, p={p}, p*={p_star}",
+                median(wide),
+                level,
+                rng("hessian.saddle_level"),
+                f"seed median; derived [a(p+2)q̄(g) − a* tr T]/(2a*) − 1 = {level:.4f} at ρ = 0, "
+                f"Q = q̄(g) I ({'gradient flow' if method == 'ode' else 'g = sgd_g'}); {at} ({scale})",
+                u=fit.seed_sd(wide, median),
+                kind="derived",
+                source="derivation: science §6.1 (teacher directions at ρ = 0, Q = q I: 2a[a(p+2)q − a* tr T] "
+                "− 4aa*), q̄(g) from quad_norms' fixed_point",
+                **power("hessian.saddle_level", scale),
+                **common,
+            )
+        )
+        out.append(
+            Claim.at_most(
+                "quad_hessian",
+                f"negative directions at the plateau {who} reaches vs p·p*, p={p}, p*={p_star}",
+                miss(wide) if len(wide) else float("nan"),
+                rng("hessian.saddle_count"),
+                f"max over seeds of |count of λ < −band·4aa* − {p * p_star}|; {at} ({scale})",
+                u=fit.seed_sd(wide, miss),
+                kind="derived",
+                source="derivation: science §6.1 (all p·p* teacher directions of ρ unstable at the plateau)",
+                **power("hessian.saddle_count", scale),
+                **common,
+            )
+        )
     return out
 
 
@@ -225,6 +387,7 @@ def _claims_reached(table, scale):
             "excluded_why": "diverged",
             "of": n_seeds,
         }
+        ph = ("hessian_zero_band",)
 
         def worst(col, want, wide=wide):
             return float((wide[col] - want).abs().max()) if len(wide) else float("nan")
@@ -239,6 +402,7 @@ def _claims_reached(table, scale):
                 f"max over seeds of |count − {want_tan}| (p·p* − p*(p*+1)/2, the rotation orbit's "
                 f"dimension); {eps} ({scale})",
                 **common,
+                **power("hessian.reached_rotations", scale, also=ph),
             )
         )
         out.append(
@@ -251,6 +415,7 @@ def _claims_reached(table, scale):
                 f"zero {wide['zero_max'].max():.2g}, smallest positive {wide['positive_min'].min():.3g} "
                 f"(units of 4aa*, zero band {band:g}) ({scale})",
                 **common,
+                **power("hessian.reached_extra", scale, also=ph),
             )
         )
         out.append(
@@ -262,6 +427,7 @@ def _claims_reached(table, scale):
                 f"count of λ < −{band:g}·4aa*; λ_min = {wide['lambda_min'].min():.2g}·4aa*, {eps} (an end "
                 f"state off the manifold by O(√ε) has λ_min = O(ε), beyond round-off) ({scale})",
                 **common,
+                **power("hessian.reached_marginal", scale, also=ph),
             )
         )
     return out
@@ -272,7 +438,9 @@ def memory_hessian(cfg) -> float:
     the SGD (chain) run."""
     m = cfg.model
     block = (m.p * (m.p + m.p_star)) ** 2 * 8
-    return BASE_MEMORY + 6 * block + _sgd_memory(m, m.sgd_N, m.sgd_seeds)
+    sgd = max(_sgd_memory(m, m.sgd_N, m.sgd_seeds), _sgd_memory(m, m.plateau_N, m.plateau_seeds))
+    K = m.plateau_tau_max / m.plateau_dtau + 1
+    return BASE_MEMORY + 6 * block + sgd + 4 * K * m.plateau_seeds * m.p * (m.p + m.p_star) * 8
 
 
 register(

@@ -5,10 +5,17 @@ def test_quad_hessian_quick(quick_table, claims_of):
     claims = claims_of("quad_hessian")
     statements = " ".join(c.statement for c in claims)
     assert "negative eigenvalues at the plateau" in statements and "at the solution" in statements
-    assert len(claims) == 3 * 2 * 3 + 3 * 2 * 3  # 3 p × 2 constructed states × 3, 3 p × (ODE, SGD) × 3
+    # 3 p × 2 constructed states × 3, 3 p × (ODE, SGD) × 3 at the reached minimum and at the reached plateau
+    assert len(claims) == 3 * 2 * 3 + 3 * 2 * 3 + 3 * 2 * 3
     constructed = [c for c in claims if "reaches" not in c.statement]
-    assert {c.kind for c in constructed} == {"identity"}
-    assert {c.kind for c in claims if c not in constructed} == {"paper"}
+    # closed forms at built states: derived checks (a wrong risk, q̄ or s fails them), not identities
+    assert {c.kind for c in constructed} == {"derived"}
+    assert all(c.statement_id for c in claims)
+    saddle = [c for c in claims if "is a saddle" in c.statement]
+    assert len(saddle) == 6 and {c.kind for c in saddle} == {"paper"}
+    assert all(c.measured <= -0.5 for c in saddle)
+    reached = [c for c in claims if "minimum" in c.statement and "reaches" in c.statement]
+    assert {c.kind for c in reached} == {"paper"}
     assert all("Bocchi" in c.source for c in claims if c.kind == "paper")
 
 
