@@ -3,12 +3,16 @@
 1. Overlap chain vs full SGD per step (N = 3·10⁴, p = 3, p* = 2, 8 seeds, 1 thread): the chain's cost
    does not depend on N. Both are timed over whole runs and compared per step; the note gives the
    chain's seed-steps/s.
-2. SGD throughput vs merely drawing its Gaussian inputs (N = 4096, p = 4, p* = 2, 16 seeds): the bound
+3. SGD throughput vs merely drawing its Gaussian inputs (N = 4096, p = 4, p* = 2, 16 seeds): the bound
    is torch.randn of the same shape and dtype, in place into one buffer, from the same generators;
    ratio = t(draw) / t(SGD) is the fraction of the RNG-only throughput that the simulation keeps.
-3. SGD vs the common research loop: an nn.Module + autograd, one sample and one seed at a time
+4. SGD vs the common research loop: an nn.Module + autograd, one sample and one seed at a time
    (N = 1000, p = 4, 16 seeds, a fixed number of steps per seed).
-4. ODE to tau = 400 at p = 16 (p* = 2, g = 0.05, idealised init): `ode.solve(method="reduced")` vs
+2. Overlap chain vs drawing its random numbers alone (issue 40 §3: the chain's limit), p = p* = 3 (the
+   costliest chain of quad_escape), N = 10⁵, 16 seeds, 1 thread: `chain.simulate` against
+   `chain._Draws.refill` of the same count (k normals and one χ²_{N−k} per seed-step) from the same
+   generators; CPU time, interleaved. Target: a step ≤ 2× its draws.
+5. ODE to tau = 400 at p = 16 (p* = 2, g = 0.05, idealised init): `ode.solve(method="reduced")` vs
    fixed-step Euler with dt = 1e-2 on the full (ρ, Q) system, both checked against a tight full-system
    DOP853 reference (rtol 1e-12). Euler is timed over 4000 of its 40000 steps and scaled by 10 (its cost
    per step is constant), so the benchmark takes seconds.
@@ -49,6 +53,33 @@ def _chain_vs_full() -> bench.Result:
         target=50,
         note=f"N={N}, p={p}, p*={p_star}, 8 seeds; chain {len(seeds) / chain_s:.3g} seed-steps/s, "
         f"full SGD {len(seeds) / full_s:.3g} seed-steps/s",
+    )
+
+
+def _chain_vs_draws() -> bench.Result:
+    N, p, p_star, seeds = 100_000, 3, 3, list(range(16))
+    a, a_star = model.readout_scales(p, p_star, "mean")
+    M0 = chain.initial_overlaps(seeds, p, p_star, N)
+    chunks = 10
+    steps = chunks * chain.CHUNK
+
+    def overlap():
+        chain.simulate(M0, p, N, seeds, a, a_star, 0.1 / a, [0, steps], threads=1)
+
+    def draws():
+        d = chain._Draws(seeds, p + p_star, N, 0.0)
+        for _ in range(chunks):
+            d.refill(range(len(seeds)))
+
+    t = bench.interleaved({"chain": overlap, "draws": draws}, rounds=5)
+    per = lambda key: t[key] / (steps * len(seeds)) * 1e9
+    return bench.against_limit(
+        "quadratic: overlap chain step vs drawing its randoms alone",
+        t["chain"],
+        t["draws"],
+        at_most=2.0,
+        note=f"p=p*=3, N={N}, 16 seeds, 1 thread: chain {per('chain'):.0f} ns, draws {per('draws'):.0f} ns "
+        "per seed-step",
     )
 
 
@@ -167,7 +198,7 @@ def _ode_vs_euler() -> bench.Result:
 
 def run() -> list[bench.Result]:
     torch.set_num_threads(1)
-    return [_chain_vs_full(), _sgd_vs_draw(), _sgd_vs_autograd(), _ode_vs_euler()]
+    return [_chain_vs_full(), _chain_vs_draws(), _sgd_vs_draw(), _sgd_vs_autograd(), _ode_vs_euler()]
 
 
 if __name__ == "__main__":

@@ -9,16 +9,19 @@ mfx runs in float64 and in float32 against the float64 numpy baseline.  The two 
 are timed alternately, round after round, and the medians are compared, so a load that comes and
 goes on the machine hits both; the clock is this process's CPU time (single-threaded code: the
 wall time of an idle machine), so that the time spent descheduled on a shared machine, which
-lands on a 10 ms call or misses it by chance, counts against neither side.  Cost linear in depth: t(L = 1024) / t(L = 256) ≤ 4.5, and the
-memory of a step (numpy buffers, measured by tracemalloc) likewise.
+lands on a 10 ms call or misses it by chance, counts against neither side.  Cost linear in depth:
+t(L = 1024) / t(L = 256) ≤ 4.5, and the memory of a step (numpy buffers, measured by tracemalloc)
+likewise.
+
+Against its limit (issue 40 §3): the step's achieved GFLOP/s against the machine's GFLOP/s on GEMMs of
+the step's own shapes (`gemm_flops`, `_gemm_bound`); target ≥ 50 %, i.e. the step ≤ 2× its GEMMs.
 """
 
 from __future__ import annotations
 
-import statistics
-import time
 import tracemalloc
 
+import numba
 import numpy as np
 import torch
 
@@ -83,18 +86,7 @@ def _per_rep_autograd_step(W_E, W_U, U, V, X, Y):
             V[s] -= L * M * D * gv
 
 
-def interleaved(fns: dict, rounds: int, warmup: int = 1) -> dict:
-    """Median CPU seconds per call of each function, timed alternately round after round."""
-    for fn in fns.values():
-        for _ in range(warmup):
-            fn()
-    times = {name: [] for name in fns}
-    for _ in range(rounds):
-        for name, fn in fns.items():
-            t0 = time.process_time()
-            fn()
-            times[name].append(time.process_time() - t0)
-    return {name: statistics.median(t) for name, t in times.items()}
+interleaved = bench.interleaved
 
 
 def step_bytes(args) -> int:
@@ -106,6 +98,75 @@ def step_bytes(args) -> int:
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     return peak
+
+
+def gemm_flops(S, L, N, M, D) -> int:
+    """FLOPs of the GEMMs of one GD step, counted from the shapes: per rep and layer the forward pass
+    has P = h (U_l/D)ᵀ ([N, D]·[D, M]) and σ(P) V_l ([N, M]·[M, D]); the backward pass σ(P)ᵀ G and ∂Pᵀ h
+    ([M, N]·[N, D]), G V_lᵀ ([N, D]·[D, M]) and ∂P U_l ([N, M]·[M, D]): six products of 2·N·M·D
+    multiply-adds each.  Not counted: the elementwise work (σ, σ', the residual and update adds,
+    O(N·(M + D)) a layer) and the embedding/readout products outside the layer loop (2·N·D·(d_in + 2·d_out)
+    per rep, 0.1 % at L = 256)."""
+    return 12 * S * L * N * M * D
+
+
+@numba.njit(cache=True, nogil=True)
+def _blas_loop(a, b, out):  # one BLAS gemm per matrix, as the compiled step calls them
+    for i in range(a.shape[0]):
+        np.dot(a[i], b[i], out[i])
+
+
+def _gemm_bound(S, L, N, M, D, dtype):
+    """Two ways to run the step's GEMMs, S·L of each of its three shapes (each shape occurs twice a step,
+    so a step's GEMMs take twice one call): torch.bmm over the S·L batch (one dispatch for all) and a
+    compiled loop of BLAS gemm calls (what `model`'s compiled path does, without the step around it).
+    A 512³ GEMM is timed beside them for the core's large-matrix peak (context, not the bound)."""
+    g = torch.Generator().manual_seed(0)
+    shapes = [((N, D), (D, M)), ((N, M), (M, D)), ((M, N), (N, D))]
+    ops = [
+        (torch.randn(S * L, *x, generator=g, dtype=dtype), torch.randn(S * L, *y, generator=g, dtype=dtype))
+        for x, y in shapes
+    ]
+    outs = [torch.empty(S * L, x[0], y[1], dtype=dtype) for x, y in shapes]
+
+    def bmm():
+        for (a, b), o in zip(ops, outs):
+            torch.bmm(a, b, out=o)
+
+    npy = [(a.numpy(), b.numpy(), o.numpy()) for (a, b), o in zip(ops, outs)]
+
+    def blas():
+        for a, b, o in npy:
+            _blas_loop(a, b, o)
+
+    x, y = (torch.randn(512, 512, generator=g, dtype=dtype) for _ in range(2))
+    return {"bmm": bmm, "blas": blas, "512³": lambda: x @ y}
+
+
+def _vs_gemm(problems) -> list[bench.Result]:
+    """The step's GFLOP/s against the faster way of running its own GEMMs, both timed in one loop."""
+    results = []
+    for short, args in problems.items():
+        S, L, M, D = args[2].shape
+        N = args[4].shape[1]
+        flops = gemm_flops(S, L, N, M, D)
+        bound = _gemm_bound(S, L, N, M, D, args[2].dtype)
+        t = interleaved({"step": lambda a=args: model.gd_step(*a), **bound}, rounds=15)
+        gemm_s = 2 * min(t["bmm"], t["blas"])
+        gf = {k: flops / (2 * t[k] if k in ("bmm", "blas") else t[k]) / 1e9 for k in t}
+        gf["512³"] = 2 * 512**3 / t["512³"] / 1e9
+        results.append(
+            bench.against_limit(
+                f"resnet: GD step L={L} GFLOP/s vs its GEMMs, {short}",
+                t["step"],
+                gemm_s,
+                at_most=2.0,
+                note=f"{flops / 1e6:.1f} MFLOP a step: step {gf['step']:.2f} GFLOP/s = "
+                f"{100 * gemm_s / t['step']:.0f} % of the GEMMs' (bmm {gf['bmm']:.2f}, BLAS loop "
+                f"{gf['blas']:.2f} GFLOP/s; one 512³ GEMM {gf['512³']:.1f}), target ≥ 50 %",
+            )
+        )
+    return results
 
 
 def run() -> list[bench.Result]:
@@ -127,6 +188,7 @@ def run() -> list[bench.Result]:
         bench.Result(f"{name}, float32 (vs numpy loop)", t["f32"], t["numpy"], 5.0),
         bench.Result(f"{name}, float64 (vs autograd loop)", t["f64"], t["autograd"], 5.0),
     ]
+    results += _vs_gemm({"f64": f64, "f32": f32})
     for dtype, short in ((torch.float64, "f64"), (torch.float32, "f32")):
         args = {L: _problem(L, dtype=dtype) for L in (256, 1024)}
         td = interleaved({L: (lambda a=a: model.gd_step(*a)) for L, a in args.items()}, rounds=5)
