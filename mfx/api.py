@@ -11,6 +11,7 @@ configuration — `mfx report` and `mfx.load` both rest on it.  Nothing here wri
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +35,22 @@ class Sweep:
     @property
     def overrides(self) -> list[str]:
         return [o for s in self.info.get("sweeps", []) for o in (s.get("overrides") or [])]
+
+    @property
+    def partial(self) -> list[str]:
+        """ "partial: 1 of 3 jobs of toy/quick complete (2 pending)" for each sweep of it not complete."""
+        return results.partial_lines(self.info)
+
+
+class PartialGrid(UserWarning):
+    """What `load` and `load_claims` warn when a sweep read has pending, running or failed jobs."""
+
+
+def _warn_partial(found: list[Sweep]) -> list[str]:
+    lines = [line for s in found for line in s.partial]
+    for line in lines:
+        warnings.warn(f"{line}: the table holds those jobs only", PartialGrid, stacklevel=3)
+    return lines
 
 
 def sweeps(path, mixed: bool = False, warn=None) -> list[Sweep]:
@@ -68,10 +85,15 @@ def sweeps(path, mixed: bool = False, warn=None) -> list[Sweep]:
 def load(path, mixed: bool = False):
     """Every measurement under `path` as one DataFrame (long format: experiment, scale, the grid
     coordinates, seed, metric, value, status, config_hash), with a `sweep` column naming the sweep
-    folder each row comes from.  Columns are described by `mfx metrics`."""
+    folder each row comes from.  Columns are described by `mfx metrics`.  A sweep with pending,
+    running or failed jobs warns `PartialGrid` ("partial: 1 of 3 jobs …"), and `table.attrs["partial"]`
+    lists those lines."""
     found = sweeps(path, mixed)
+    partial = _warn_partial(found)
     frames = [s.table.assign(sweep=str(s.folder)) for s in found]
-    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    table = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    table.attrs["partial"] = partial  # [] when every sweep's grid is complete
+    return table
 
 
 def load_claims(path):
@@ -82,7 +104,9 @@ def load_claims(path):
     if path.is_file() and path.name == "claims.csv":
         return results.read_csv(path).assign(report=str(path.parent))
     frames = []
-    for s in sweeps(path):
+    found = sweeps(path)
+    _warn_partial(found)
+    for s in found:
         file = s.folder / "claims.csv"
         if file.is_file():
             frames.append(results.read_csv(file).assign(report=str(s.folder)))

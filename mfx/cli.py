@@ -231,6 +231,68 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line, with standard streams that can neither crash it nor hide its exit status: a
+    closed or missing stdout/stderr (`mfx run >&-`) is the null device, and a reader that stops reading
+    (`mfx run … | head -1`) silences the rest of the output, not the work nor its exit status."""
+    for fd in (0, 1, 2):  # a closed descriptor would be reused by the next file opened, then written to
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _Quiet.wrap(sys.stdout), _Quiet.wrap(sys.stderr)
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # what is still buffered, while a closed pipe is still quietly handled
+        sys.stderr.flush()
+        return code
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
+class _Quiet:
+    """A standard stream that never raises for its reader's sake: once the reader is gone (a closed
+    pipe), the rest goes to the null device and the command goes on."""
+
+    def __init__(self, stream):
+        self._stream, self.gone = stream, False
+
+    @classmethod
+    def wrap(cls, stream):
+        if isinstance(stream, cls):
+            return stream
+        return cls(stream if stream is not None else open(os.devnull, "w", encoding="utf-8"))
+
+    def write(self, text):
+        if not self.gone:
+            try:
+                return self._stream.write(text)
+            except (BrokenPipeError, ValueError):  # ValueError: the stream was closed
+                self._leave()
+        return len(text)
+
+    def flush(self):
+        if not self.gone:
+            try:
+                self._stream.flush()
+            except (BrokenPipeError, ValueError):
+                self._leave()
+
+    def _leave(self):
+        self.gone = True
+        with contextlib.suppress(OSError, ValueError, io.UnsupportedOperation):  # capsys has no fileno
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, self._stream.fileno())  # what the stream still buffers goes nowhere, quietly
+            os.close(null)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def _main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     signal.signal(signal.SIGINT, signal.default_int_handler)  # mfx/__init__ exits at once during imports
     for stream in (sys.stdout, sys.stderr):  # an ASCII terminal (PYTHONIOENCODING=ascii) shows → as \u2192
@@ -401,16 +463,17 @@ def _run_plan(p, args: list[str], run_id: str, todo, progress: str) -> int:
     out = Path(p.jobs[0].out)
     results.make_folder(p.folder, out)
     results.remove_stale_temporaries(p.folder)
-    results.write_json(
+    # the record of the sweep's grid: a run of part of it (`model.p=2`) adds its jobs, never removes any
+    results.record_sweep(
+        p.folder,
         {
             "experiment": p.experiment,
             "scale": p.scale,
             "sweep_hash": p.sweep_hash,
             "axes": p.axes,
-            "overrides": p.overrides,
-            "jobs": len(p.jobs),
+            "overrides": [o for o in p.overrides if o.split("=", 1)[0].lstrip("+~") not in p.axes],
+            "job_configs": [h.split("-", 1)[0] for h in p.job_hashes],
         },
-        p.folder / "sweep.json",
         out,
     )
     if progress:
@@ -579,7 +642,7 @@ def _job_states(p) -> list[JobState]:
     """Per planned job: done or not, and its estimated seconds — "recorded": the median time earlier
     runs of that grid point of the experiment at this scale (default or variant) recorded; "scaled":
     the seconds per unit of size of its other recorded jobs (`catalog.seconds_per_unit`), times this
-    job's units; "model": the catalog's measured seconds per unit (`catalog.COST`) times its units;
+    job's units; "model": the catalog's measured seconds per unit (`catalog.cost`) times its units;
     "median": without a size model, the median time of the experiment's recorded jobs."""
     recorded: dict[tuple, list[float]] = {}
     provenances = []
@@ -590,7 +653,7 @@ def _job_states(p) -> list[JobState]:
             recorded.setdefault(key, []).append(float(prov["seconds"]))
             provenances.append(prov)
     per_unit = catalog.seconds_per_unit(p.experiment, provenances)
-    model = catalog.COST.get(p.experiment, ((), None))[1]
+    model = catalog.cost(p.experiment, p.scale)
     states = []
     for job, done in zip(p.jobs, _done(p)):
         here = recorded.get(tuple(str(OmegaConf.select(job, k)) for k in p.axes))
@@ -825,13 +888,17 @@ def _status(args) -> int:
     for s in sweeps:
         jobs = f"{s['complete']}/{s['jobs'] if s['jobs'] is not None else '?'} complete"
         if s["incomplete"]:
-            jobs += f", {s['incomplete']} incomplete"
+            g = s["grid"]
+            kinds = (("running", "running"), ("stopped", "failed or stopped"), ("pending", "pending"))
+            why = [f"{g[k]} {w}" for k, w in kinds if g[k]]
+            jobs += f", {s['incomplete']} incomplete" + (f" ({', '.join(why)})" if why else "")
         rows.append(
             (str(s["folder"].relative_to(out)), jobs, _verdicts(s["folder"]), _overrides_of(s["folder"]))
         )
     w0 = min(max(len(r[0]) for r in rows), 48)
     w1 = max(len(r[1]) for r in rows)
-    print(f"{_plural(len(sweeps), 'sweep')} under {out}")
+    partial = sum(bool(s["incomplete"]) for s in sweeps)  # the first line says when a grid is partial
+    print(f"{_plural(len(sweeps), 'sweep')} under {out}" + (f" ({partial} partial)" if partial else ""))
     for r in rows:
         print(f"{_fit(r[0], w0):{w0}}  {r[1]:{w1}}  {r[2]}".rstrip())
         if r[3]:  # a variant: what makes it one, under its hash
@@ -870,16 +937,37 @@ def _verdicts(folder: Path) -> str:
 
 
 def _collect(args) -> int:
-    table, info = results.collect(args.dirs, mixed=args.mixed)
     out = Path(args.out) if args.out else Path(args.dirs[0]) / results.TABLE
-    if out.exists() and out.is_dir():
-        raise ConfigError(f"--out must be a file name (got the folder {out})")
+    _table_path(out)
+    table, info = results.collect(args.dirs, mixed=args.mixed)
     results.write_csv(table, out)
     results.write_json(info, out.with_suffix(".json"))
     jobs = len(results.find_jobs(args.dirs)) - info["incomplete_jobs"]
     skipped = f" ({info['incomplete_jobs']} incomplete jobs skipped)" if info["incomplete_jobs"] else ""
+    for line in results.partial_lines(info):  # first: a table of part of a grid says so
+        print(line)
     print(f"collected {_plural(len(table), 'row')} from {_plural(jobs, 'job')}{skipped} → {out}")
     return 0
+
+
+def _table_path(out: Path) -> None:
+    """`collect -o`: a CSV file name whose table and provenance (NAME.json beside it) replace no file
+    mfx keeps for itself (a job's rows, a sweep's record or report) and land in no job folder."""
+    if out.is_dir():
+        raise ConfigError(f"--out must be a file name (got the folder {out})")
+    owned = results.owned_by_mfx(out.parent)
+    if owned:
+        raise ConfigError(f"--out must be outside every job folder (got {str(out)!r}: {owned})")
+    if out.suffix.lower() != ".csv":
+        raise ConfigError(
+            f"--out must name a .csv file (got {str(out)!r}): the table is CSV, its provenance goes beside it "
+            "as NAME.json"
+        )
+    for path in (out, out.with_suffix(".json")):
+        if path.name in results.ARTEFACTS:
+            raise ConfigError(
+                f"--out must not replace {path.name}, a file mfx writes for itself (got {str(out)!r})"
+            )
 
 
 # --------------------------------------------------------------------------------- plot, report
@@ -890,9 +978,10 @@ def _plot(args) -> int:
     path = Path(args.table)
     out = Path(args.out) if args.out else (path if path.is_dir() else path.parent) / "figures"
     paths = []
-    for s in api.sweeps(
-        path, mixed=args.mixed, warn=_warn
-    ):  # each sweep alone; a variant's hash in its names
+    found = api.sweeps(path, mixed=args.mixed, warn=_warn)
+    if args.out:
+        _not_another_sweep(out, found)
+    for s in found:  # each sweep alone; a variant's hash in its names
         paths += report.draw(s.table, out, "" if args.mixed else _variant(s.folder))
     print(f"{_plural(len(paths), 'file')} → {out}")
     return 0
@@ -901,6 +990,22 @@ def _plot(args) -> int:
 def _out_folder(out: str | None) -> None:
     if out is not None and Path(out).exists() and not Path(out).is_dir():
         raise ConfigError(f"--out must be a folder (got the file {out})")
+    owned = results.owned_by_mfx(Path(out)) if out is not None else ""
+    if owned:
+        raise ConfigError(f"--out must be outside every job folder (got {out!r}: {owned})")
+
+
+def _not_another_sweep(out: Path, found) -> None:
+    """A report or figures go beside their own sweeps, never into another sweep's folder (its report
+    and claims would then be this one's) nor into a job folder."""
+    owned = results.owned_by_mfx(out)
+    if owned:
+        raise ConfigError(f"--out must be outside every job folder (got {str(out)!r}: {owned})")
+    mine = {Path(os.path.abspath(s.folder)) for s in found}
+    if (out / results.SWEEP).exists() and Path(os.path.abspath(out)) not in mine:
+        raise ConfigError(
+            f"--out must not be another sweep's folder (got {str(out)!r}: its report would be replaced by this one)"
+        )
 
 
 def _report(args) -> int:
@@ -913,7 +1018,15 @@ def _report(args) -> int:
         results.write_json(s.info, s.folder / results.TABLE_INFO)
     parts = [report.Part(s.table, s.info, "" if args.mixed else _variant(s.folder)) for s in found]
     out = Path(args.out) if args.out else (path if path.is_dir() else path.parent)
-    written, claims = report.write_parts(parts, out)
+    _not_another_sweep(out, found)
+    previous = signal.signal(signal.SIGTERM, _interrupt)  # a stopped report removes its unfinished files
+    try:
+        written, claims = report.write_parts(parts, out)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    partial = [line for p in parts for line in results.partial_lines(p.info)]
+    for line in partial:  # first: verdicts on part of a grid say so
+        print(line + (" (--strict: not a pass)" if args.strict else ""))
     print(
         f"{report.summary_by_kind(claims)} → {written} and {written.with_suffix('.html').name}"
         + (f" ({_plural(len(parts), 'sweep')})" if len(parts) > 1 else "")
@@ -924,7 +1037,7 @@ def _report(args) -> int:
                 f"  {c.verdict.upper()} [{c.kind}] {c.experiment}: {c.statement}: measured "
                 f"{c.measured:.4g} ± {c.u:.2g}, expected {c.expected}: {report.reason(c)}"
             )
-    return 1 if (args.strict and not all(c.passed for c in claims)) else 0
+    return 1 if (args.strict and (partial or not all(c.passed for c in claims))) else 0
 
 
 def _variant(folder: Path) -> str:
@@ -1017,6 +1130,7 @@ def _warn(text: str) -> None:
 def _audit(args) -> int:
     if args.seeds < 1:
         raise ConfigError(f"--seeds must be ≥ 1 (got {args.seeds})")
+    _out_folder(args.out)
     names = _experiments([f"experiment={args.experiments}"])
     print(_audit_cost(args, names), flush=True)
     per_seed = []

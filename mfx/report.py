@@ -12,6 +12,7 @@ import base64
 import html
 import math
 import re
+import shutil
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -197,7 +198,8 @@ def provenance(info: dict) -> tuple[list[str], list[str]]:
         + (f", overrides: {' '.join(s['overrides'])}" if s.get("overrides") else "")
         for s in sweeps
     ]
-    warnings = [
+    warnings = [str(w) for w in info.get("warnings") or []]  # first: a partial grid (partial_warnings)
+    warnings += [
         f"Warning: the jobs of {s['experiment']}/{s['scale']} come from {len(s['commits'])} commits."
         for s in sweeps
         if len(s.get("commits", [])) > 1
@@ -446,11 +448,26 @@ def write_parts(parts: list[Part], out: Path) -> tuple[Path, list[Claim]]:
     a section per experiment and sweep, in the papers' order; a variant's section names its
     overrides, and its figures carry its hash in their file names."""
     out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    results.remove_stale_temporaries(out)  # of reports killed before: theirs, never a live writer's
+    work = results.temporary_folder(out, "report")  # the whole report, swapped in at the end
+    try:
+        return _write_parts(parts, out, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def partial_warnings(info: dict) -> list[str]:
+    """The report header's line for each sweep whose grid is not complete (pending, running, failed jobs)."""
+    return [f"Warning: {line}; the verdicts rest on those jobs only." for line in results.partial_lines(info)]
+
+
+def _write_parts(parts: list[Part], out: Path, work: Path) -> tuple[Path, list[Claim]]:
     sections = []
     for part in parts:
         for exp, scale, rows in by_experiment(part.table):
             these = claims_of(exp, rows)
-            pngs, problem = figures_of(exp, scale, rows, out / "figures", these, part.variant)
+            pngs, problem = figures_of(exp, scale, rows, work / "figures", these, part.variant)
             not_ok = rows["status"].value_counts().drop("ok", errors="ignore")
             status = "".join(f", {n} {s}" for s, n in not_ok.items())
             seeds = rows["seed"].nunique() if "seed" in rows else 1
@@ -482,12 +499,14 @@ def write_parts(parts: list[Part], out: Path) -> tuple[Path, list[Claim]]:
         "mixed": any(p.info.get("mixed") for p in parts),
         "sweeps": [s for p in parts for s in p.info.get("sweeps", [])],
     }
-    out.mkdir(parents=True, exist_ok=True)
-    path = results.write_bytes(out / "report.md", markdown(sections, info, claims, out).encode())
-    results.write_bytes(out / "report.html", html_page(sections, info, claims).encode())
+    info["warnings"] = partial_warnings(info)
+    results.write_bytes(work / "report.md", markdown(sections, info, claims, work).encode())
+    results.write_bytes(work / "report.html", html_page(sections, info, claims).encode())
     variants = [sec.variant[1:] for sec in sections for _ in sec.claims]  # the hash ("-…" reads as a formula)
-    results.write_csv(claims_frame(claims).assign(variant=variants), out / "claims.csv")
-    return path, claims
+    results.write_csv(claims_frame(claims).assign(variant=variants), work / "claims.csv")
+    # report.md, report.html, claims.csv and the figures replace the old ones together or not at all
+    results.swap_in(work, out, [p.relative_to(work) for p in sorted(work.rglob("*")) if p.is_file()])
+    return out / "report.md", claims
 
 
 def claims_frame(claims: list[Claim]) -> pd.DataFrame:

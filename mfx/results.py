@@ -27,6 +27,8 @@ import os
 import platform
 import re
 import secrets
+import shutil
+import signal
 import stat
 import subprocess
 import time
@@ -170,10 +172,53 @@ def remove_stale_temporaries(folder: Path) -> int:
     for name in names:
         m = TEMPORARY.match(name)
         if m and m["host"] == _host() and not locks.alive(int(m["pid"])):
+            path = Path(folder) / name
             with contextlib.suppress(OSError):
-                os.unlink(Path(folder) / name)
+                if path.is_dir() and not path.is_symlink():  # a report's folder (temporary_folder)
+                    shutil.rmtree(path)
+                else:
+                    os.unlink(path)
                 removed += 1
     return removed
+
+
+def temporary_folder(folder: Path, stem: str) -> Path:
+    """A new folder in `folder` for files written as one unit (`swap_in`), named as write_bytes names
+    its temporaries: one left by a killed process is removed by `remove_stale_temporaries`."""
+    path = Path(folder) / f".{stem}.{_host()}-{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    path.mkdir()
+    return path
+
+
+def swap_in(work: Path, out: Path, names: list[Path]) -> None:
+    """Move the files `names` (paths relative to `work`) into `out` as one unit: the signals that stop a
+    process (SIGINT, SIGTERM, SIGHUP) wait until every file is in place, and an error on the way puts
+    back the files replaced so far.  A file is replaced by a rename, never written through a link."""
+    backup = Path(work) / ".replaced"
+    moved: list[Path] = []
+    stops = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+    saved = signal.pthread_sigmask(signal.SIG_BLOCK, stops) if hasattr(signal, "pthread_sigmask") else None
+    try:
+        for name in names:
+            dst = Path(out) / name
+            make_folder(dst.parent, out)  # figures/: created, never reached through a planted link
+            if os.path.lexists(dst):
+                (backup / name).parent.mkdir(parents=True, exist_ok=True)
+                with contextlib.suppress(OSError):  # no hard links here: that file cannot be put back
+                    os.link(dst, backup / name, follow_symlinks=False)
+            os.replace(Path(work) / name, dst)
+            moved.append(name)
+    except BaseException:
+        for name in reversed(moved):
+            with contextlib.suppress(OSError):
+                if os.path.lexists(backup / name):
+                    os.replace(backup / name, Path(out) / name)
+                else:
+                    os.unlink(Path(out) / name)
+        raise
+    finally:
+        if saved is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, saved)
 
 
 FORMULA = ("=", "+", "-", "@", "\t", "\r")  # a cell a spreadsheet would evaluate
@@ -509,6 +554,7 @@ def collect(dirs, mixed: bool = False) -> tuple[pd.DataFrame, dict]:
         if not Path(d).is_dir():
             raise ConfigError(f"collect: {d} is not a directory")
     frames, jobs, skipped, seen = [], [], 0, {}
+    complete: dict[Path, set[str]] = {}  # per sweep folder, its complete jobs' configuration hashes
     for job in find_jobs(dirs):
         state, done = job_state(job)
         if state == "incomplete":
@@ -524,6 +570,7 @@ def collect(dirs, mixed: bool = False) -> tuple[pd.DataFrame, dict]:
                 "or move the copy out of the folders collected"
             )
         df["config_hash"] = done.get("config_hash")
+        complete.setdefault(job.parent, set()).add(str(done.get("config_hash")))
         frames.append(df)
         prov = read_json(job / PROVENANCE) or {}
         jobs.append(
@@ -539,6 +586,9 @@ def collect(dirs, mixed: bool = False) -> tuple[pd.DataFrame, dict]:
         raise ConfigError(f"collect: no complete job under {where} (run `mfx run` first)")
     info = sweeps_of(jobs, mixed)
     info["incomplete_jobs"] = skipped
+    for s in info["sweeps"]:  # where each sweep's grid stands: a reader says when it is partial
+        grids = [grid_state(Path(d), complete.get(Path(d), set())) for d in s["dirs"]]
+        s["grid"] = {k: sum(g[k] for g in grids) for k in grids[0]} if grids else {}
     table = pd.concat(frames, ignore_index=True)
     middle = [c for c in table.columns if c not in FIRST + LAST + ["config_hash"]]
     return table[FIRST + middle + LAST + ["config_hash"]], info
@@ -682,12 +732,121 @@ def sweeps_under(root) -> list[dict]:
             folders.add(job.parent)
     out = []
     for folder in sorted(folders):
-        info = read_json(folder / SWEEP) or {}
-        states = [job_state(j)[0] for j in find_jobs([folder])]
-        complete = states.count("complete")
-        planned = info.get("jobs") if isinstance(info.get("jobs"), int) else None
-        incomplete = len(states) - complete
-        if planned is not None:
-            incomplete = max(planned - complete, incomplete)
-        out.append({"folder": folder, "jobs": planned, "complete": complete, "incomplete": incomplete})
+        grid = grid_state(folder)
+        planned = grid["planned"] if os.path.lexists(folder / SWEEP) else None
+        incomplete = grid["planned"] - grid["complete"]
+        out.append(
+            {
+                "folder": folder,
+                "jobs": planned,
+                "complete": grid["complete"],
+                "incomplete": incomplete,
+                "grid": grid,
+            }
+        )
     return out
+
+
+# ------------------------------------------------------------------------- a sweep's own grid
+
+MAX_JOBS = 1000  # jobs of one `mfx run` (the papers' largest grid has 45): more is a mistake, refused
+# Files mfx writes beside the jobs (a sweep folder's report, the record of its grid) and in them.
+ARTEFACTS = (ROWS, DONE, PROVENANCE, SWEEP, "claims.csv", "report.md", "report.html")
+
+
+def job_configs(record: dict) -> list[str]:
+    """The configuration hashes of the jobs a sweep's record (sweep.json) lists; [] if it lists none."""
+    hashes = record.get("job_configs")
+    if not isinstance(hashes, list) or len(hashes) > MAX_JOBS * 64:
+        return []
+    return [h for h in hashes if isinstance(h, str) and re.fullmatch(r"[0-9a-f]{12}", h)]
+
+
+def record_sweep(folder: Path, record: dict, root: Path) -> dict:
+    """Write a sweep's record of its grid (sweep.json): the jobs planned into `folder` by every run of
+    this configuration, so a run of a sub-grid (`model.p=2` on a finished sweep) adds none and
+    removes none; `record["job_configs"]` are this run's jobs."""
+    old = read_json(Path(folder) / SWEEP) or {}
+    same = old.get("sweep_hash") == record.get("sweep_hash")
+    hashes = list(dict.fromkeys([*(job_configs(old) if same else []), *record["job_configs"]]))
+    axes = list(dict.fromkeys([*(old.get("axes") or [] if same else []), *record.get("axes", [])]))
+    merged = {**record, "axes": axes, "jobs": len(hashes), "job_configs": hashes}
+    write_json(merged, Path(folder) / SWEEP, root)
+    return merged
+
+
+def grid_state(folder: Path, complete: set[str] | None = None) -> dict:
+    """Where a sweep's grid stands: jobs planned (sweep.json, with every complete or started job),
+    complete, running (a live lock), stopped (a started job folder, failed or killed) and pending
+    (not started).  `complete`: the configuration hashes of its complete jobs, if known."""
+    folder = Path(folder)
+    jobs = find_jobs([folder]) if folder.is_dir() else []
+    if complete is None:
+        complete = set()
+        for j in jobs:
+            state, done = job_state(j)
+            if state == "complete":
+                complete.add(str(done.get("config_hash")))
+    record = read_json(folder / SWEEP) or {}
+    listed = set(job_configs(record))
+    count = record.get("jobs")
+    count = count if type(count) is int and 0 <= count <= MAX_JOBS else 0  # an absurd count is no count
+    started = [
+        p
+        for p in (sorted(folder.iterdir()) if folder.is_dir() else [])
+        if p.is_dir() and not p.is_symlink() and ("=" in p.name or p.name == "job" or p in jobs)
+    ]
+    unfinished = [p for p in started if job_state(p)[0] != "complete"]
+    running = sum(locks.held(p) for p in unfinished)
+    planned = max(len(listed | complete), count, len(complete) + len(unfinished))
+    missing = planned - len(complete)
+    stopped = min(len(unfinished) - running, missing - running)
+    return {
+        "planned": planned,
+        "complete": len(complete),
+        "running": min(running, missing),
+        "stopped": max(stopped, 0),
+        "pending": max(missing - running - max(stopped, 0), 0),
+    }
+
+
+def partial_text(grid: dict, name: str = "") -> str:
+    """ "partial: 1 of 3 jobs of toy/quick complete (1 running, 1 pending)", or "" for a whole grid."""
+    if not grid or grid.get("complete", 0) >= grid.get("planned", 0):
+        return ""
+    why = [
+        f"{grid[k]} {w}"
+        for k, w in (("running", "running"), ("stopped", "failed or stopped"), ("pending", "pending"))
+        if grid.get(k)
+    ]
+    return (
+        f"partial: {grid['complete']} of {grid['planned']} jobs{f' of {name}' if name else ''} complete"
+        + (f" ({', '.join(why)})" if why else "")
+    )
+
+
+def partial_lines(info: dict) -> list[str]:
+    """The partial-grid lines of a table's provenance (table.json): one per sweep not complete."""
+    lines = []
+    for s in info.get("sweeps") or []:
+        text = partial_text(s.get("grid") or {}, f"{s.get('experiment')}/{s.get('scale')}")
+        if text:
+            lines.append(text)
+    return lines
+
+
+def owned_by_mfx(path: Path) -> str:
+    """Why `path` may not be written by a command's output (a job folder, or inside one, or a file
+    mfx keeps for itself), or "" if it may."""
+    path = Path(os.path.abspath(path))
+    for p in (path, *path.parents):
+        if (  # a job: its rows or marker, or the lock of one computed for the first time in a sweep
+            p.is_dir()
+            and not p.is_symlink()
+            and (
+                any(os.path.lexists(p / f) for f in (ROWS, DONE))
+                or (os.path.lexists(p / locks.LOCK) and os.path.lexists(p.parent / SWEEP))
+            )
+        ):
+            return f"{p} is a job folder of mfx" if p == path else f"{path} is inside the job folder {p}"
+    return ""

@@ -76,7 +76,15 @@ def randn(
 def progress(iterable: Iterable | None = None, **kwargs) -> tqdm:
     """A tqdm bar that stays quiet when stdout is not a terminal (logs, CI, launchers)."""
     kwargs.setdefault("leave", False)
-    return tqdm(iterable, disable=not sys.stdout.isatty(), dynamic_ncols=True, **kwargs)
+    return tqdm(iterable, disable=not _terminal(sys.stdout), dynamic_ncols=True, **kwargs)
+
+
+def _terminal(stream) -> bool:
+    """Whether `stream` is a terminal; False for a closed or missing one (`mfx run >&-`: None)."""
+    try:
+        return bool(stream is not None and stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 def launch_folder() -> Path:

@@ -8,10 +8,12 @@ experiments' code, which is all a finished sweep's resume check needs (its jobs'
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import functools
 import importlib
 import itertools
+import math
 import os
 import re
 import tempfile
@@ -124,6 +126,18 @@ def plans(overrides: list[str], checked: bool = True) -> list[Plan]:
     choices = []
     for o in split:
         _discrete(o)
+    # the size of every sweep together, counted before any is composed (10⁵ jobs take minutes)
+    sizes = {}
+    for key, values in (cfg.hydra.sweeper.params or {}).items():
+        with contextlib.suppress(OmegaConfBaseException, HydraException):  # plan names a bad grid
+            sizes[key] = len(_values(parser, f"{key}={values}"))
+    for o in parsed:
+        if o.get_key_element() in grid or o in split:
+            if o.is_sweep_override():
+                _discrete(o)
+            sizes[o.get_key_element()] = _sweep_size(o) if o.is_sweep_override() else 1
+    _refuse_size(math.prod(sizes.values()), ", ".join(sizes))
+    for o in split:
         _refuse_repeats(o)
         prefix = o.input_line.split("=", 1)[0]
         choices.append([(o.input_line, f"{prefix}={v}") for v in o.sweep_string_iterator()])
@@ -133,6 +147,7 @@ def plans(overrides: list[str], checked: bool = True) -> list[Plan]:
         p = plan([replace.get(line, line) for line in overrides], checked)
         p.replace = replace
         out.append(p)
+        _refuse_size(sum(len(q.jobs) for q in out), "the sweeps")
     folders: dict[Path, Plan] = {}
     for p in out:
         other = folders.setdefault(Path(os.path.abspath(p.folder)), p)
@@ -194,17 +209,15 @@ def _discrete(o) -> None:
 def _refuse_repeats(o) -> None:
     """`model.p=2,2` or `gamma=0.5,0.50`: a value given twice would be one job computed twice."""
     values, texts = list(o.sweep_iterator()), list(o.sweep_string_iterator())
+    seen: dict = {}  # a number by its value (2 and 2.0 are one value), anything else by type and value
     for j, v in enumerate(values):
-        for i in range(j):
-            if (
-                values[i] == v
-                and type(values[i]) is type(v)
-                or (isinstance(v, (int, float)) and isinstance(values[i], (int, float)) and values[i] == v)
-            ):
-                raise ConfigError(
-                    f"{o.get_key_element()}: the value {texts[j]} repeats {texts[i]} ({o.input_line}); "
-                    "give each value once"
-                )
+        key = ("number", v) if isinstance(v, (int, float)) else (type(v).__name__, repr(v))
+        i = seen.setdefault(key, j)
+        if i != j:
+            raise ConfigError(
+                f"{o.get_key_element()}: the value {texts[j]} repeats {texts[i]} ({o.input_line}); "
+                "give each value once"
+            )
 
 
 def _experiment_name(parsed, known: bool = True) -> str:
@@ -261,10 +274,14 @@ def plan(overrides: list[str], checked: bool = True) -> Plan:
         key = o.get_key_element()
         if o.is_sweep_override():
             _discrete(o)
-            _refuse_repeats(o)
+            _refuse_size(_sweep_size(o), key)
             axes[key] = list(o.sweep_iterator())
         elif key in axes:
             axes[key] = [o.value()]
+    _refuse_size(math.prod(len(v) for v in axes.values()), ", ".join(axes))
+    for o in parsed:
+        if o.is_sweep_override():
+            _refuse_repeats(o)
     base = OmegaConf.masked_copy(cfg, [k for k in cfg if k != "hydra"])
     for key in axes:
         if OmegaConf.select(base, key, default="<missing>") == "<missing>":
@@ -302,6 +319,26 @@ def plan(overrides: list[str], checked: bool = True) -> Plan:
     launcher = str(OmegaConf.select(cfg, "hydra.launcher._target_", default="") or "")
     job_hashes = [results.job_hash(job, h) for job, h in zip(jobs, hashes)]
     return Plan(name, base.scale, jobs, list(axes), sweep_hash, variant, user, job_hashes, launcher=launcher)
+
+
+def _sweep_size(o) -> int:
+    """How many values a sweep override gives, counted without listing a range (`range(0, 1e12)`)."""
+    v = o.value()
+    if type(v).__name__ == "RangeSweep":
+        start, stop, step = v.start, v.stop, v.step if v.step else 1
+        return (
+            max(math.ceil((stop - start) / step), 0) if math.isfinite(stop - start) else results.MAX_JOBS + 1
+        )
+    return len(v.list) if hasattr(v, "list") else sum(1 for _ in o.sweep_iterator())
+
+
+def _refuse_size(size: int, keys: str) -> None:
+    """A grid larger than any of the papers' by far is a mistake: refused before its jobs are composed."""
+    if size > results.MAX_JOBS:
+        raise ConfigError(
+            f"{keys or 'the grid'}: the sweep has {size} jobs, more than mfx runs at once ({results.MAX_JOBS}; "
+            "the papers' largest grid has 45): give fewer values"
+        )
 
 
 def _refuse_twins(jobs: list[DictConfig], hashes: list[str], axes: dict[str, list]) -> None:
@@ -437,7 +474,16 @@ def validate(cfg: DictConfig, exp) -> str:
         raise ConfigError(f"cannot resolve the config: {str(e).splitlines()[0]}") from None
     if cfg.get("name") != exp.name:
         raise ConfigError(f"name must be {exp.name!r}, the experiment's own (got {cfg.get('name')!r})")
-    check(cfg, "seed", int, low=0, high=2**31 - 1)
+    high, stride = max_seed(exp)
+    try:
+        check(cfg, "seed", int, low=0, high=high)
+    except ConfigError as e:
+        why = (
+            f" ({exp.name} writes replicate ids seed·{stride} + r, kept exactly below 10¹²)"
+            if stride > 1
+            else ""
+        )
+        raise ConfigError(f"{e}{why}") from None
     check(cfg, "runtime.threads", int, low=1, high=4 * (os.cpu_count() or 1))
     check(cfg, "runtime.device", str, choices=("cpu", "cuda", "auto"))
     if cfg.runtime.device == "cuda" and not _cuda_available():
@@ -460,6 +506,23 @@ def validate(cfg: DictConfig, exp) -> str:
     return config_hash
 
 
+# A table keeps a number exactly up to 12 significant digits (results.FLOAT_FORMAT): every replicate id
+# a job writes in its `seed` column must stay below this, or two replicates print as one.
+EXACT_IDS = 10**12
+
+
+def max_seed(exp) -> tuple[int, int]:
+    """The largest top-level `seed` whose batch of replicate ids stays exact in the table.  A family
+    that batches seeds as id = seed·stride + r (r < stride) names its stride SEED_STRIDE or SEED_BLOCK
+    in `mfx/<family>/experiments/common.py`; without one, ids are the seed's own.  (seed, stride)."""
+    try:
+        common = importlib.import_module(f"mfx.{exp.family}.experiments.common")
+    except ImportError:
+        common = None
+    stride = getattr(common, "SEED_STRIDE", None) or getattr(common, "SEED_BLOCK", None) or 1
+    return min(2**31 - 1, EXACT_IDS // int(stride) - 1), int(stride)
+
+
 def _cuda_available() -> bool:
     # torch comes with the experiments' code (`registry.load_all`, as here): planning loads none of it
     return importlib.import_module("torch").cuda.is_available()
@@ -472,6 +535,9 @@ def _check_out(out: Path) -> None:
         raise ConfigError(f"out must be a folder (got {str(out)!r}, and {existing} is a file)")
     if not os.access(existing, os.W_OK | os.X_OK):
         raise ConfigError(f"out must be writable (got {str(out)!r}; {existing} is not writable)")
+    owned = results.owned_by_mfx(existing)
+    if owned:
+        raise ConfigError(f"out must be outside every job folder (got {str(out)!r}: {owned})")
 
 
 def _probe_out(out: Path) -> None:

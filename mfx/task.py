@@ -151,10 +151,15 @@ def report_job(job_dir: Path, outcome: str, seconds: float, cost: float = 0.0) -
     if bar is not None and not bar.disable:
         bar.update(cost)
         return
-    print(
-        f"{results.printable(job_dir.parent.name)}/{results.printable(job_dir.name)}: {outcome} ({seconds:.1f} s)",
-        flush=True,
-    )
+    try:
+        print(
+            f"{results.printable(job_dir.parent.name)}/{results.printable(job_dir.name)}: {outcome} ({seconds:.1f} s)",
+            flush=True,
+        )
+    except BrokenPipeError:  # its reader is gone (`mfx run … | head`): the sweep goes on, unheard
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
 
 
 def hydra_main() -> None:

@@ -354,7 +354,7 @@ def test_status_and_compare_of_a_default_run_and_a_variant(tmp_path, capsys, mon
     capsys.readouterr()
     assert cli.main(["status", str(tmp_path)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == f"2 sweeps under {tmp_path}"
+    assert lines[0] == f"2 sweeps under {tmp_path} (1 partial)"  # the first line says a grid is partial
     mine = next(line for line in lines if line.startswith("toy/quick "))
     assert "4/4 complete" in mine and "1 pass, 0 fail, 0 inconclusive" in mine
     other = next(line for line in lines if line.startswith(f"toy/{variant.name} "))
