@@ -1,7 +1,8 @@
 #!/bin/sh
 # Bring up a single-node SLURM with accounting (slurmdbd + MariaDB) on this Debian machine, as root.
-# Idempotent: installs what is missing, writes the configs, starts each daemon that is not running,
-# and waits until the node accepts jobs.  Used by `make test-slurm` (tests/test_slurm.py).
+# Idempotent: installs what is missing, writes the configs, starts each daemon that is not running and
+# restarts one that runs with a config this script changed (another cluster name, say), waits until the
+# node accepts jobs, then until accounting (sacct) lists a test job.  Used by `make test-slurm`.
 # Accounting is needed: without it submitit cannot see that a cancelled job ended and waits forever.
 set -eu
 trap '[ $? = 0 ] || echo "slurm-up.sh: failed (see /var/log/slurm/)" >&2' EXIT
@@ -19,6 +20,19 @@ if ! command -v slurmctld >/dev/null || ! command -v slurmdbd >/dev/null || ! co
 fi
 
 running() { pgrep -x "$1" >/dev/null; }
+
+# stop NAME: end the running daemon NAME (by its pids) and wait until it is gone
+stop() {
+  for pid in $(pgrep -x "$1"); do kill "$pid" 2>/dev/null || true; done
+  for _ in $(seq 30); do running "$1" || return 0; sleep 1; done
+  for pid in $(pgrep -x "$1"); do kill -9 "$pid" 2>/dev/null || true; done
+}
+
+# install_conf FILE: put the config read on stdin at FILE; say "changed" if it differs from what was there
+install_conf() {
+  cat >"$1.new"
+  if [ -f "$1" ] && cmp -s "$1" "$1.new"; then rm -f "$1.new"; else mv "$1.new" "$1"; echo changed; fi
+}
 
 # munge: the key the daemons authenticate with
 [ -s /etc/munge/munge.key ] || { dd if=/dev/urandom bs=1 count=1024 of=/etc/munge/munge.key 2>/dev/null; }
@@ -39,7 +53,8 @@ mysql -e "CREATE DATABASE IF NOT EXISTS slurm_acct_db;
 # configs
 mkdir -p /etc/slurm /var/spool/slurmctld /var/spool/slurmd /var/log/slurm /run/slurm
 chown slurm:slurm /var/spool/slurmctld /var/log/slurm /run/slurm
-cat >/etc/slurm/slurmdbd.conf <<EOF
+old_cluster=$(sed -n 's/^ClusterName=//p' /etc/slurm/slurm.conf 2>/dev/null || true)
+dbd_changed=$(install_conf /etc/slurm/slurmdbd.conf <<EOF
 AuthType=auth/munge
 DbdHost=localhost
 SlurmUser=slurm
@@ -51,8 +66,9 @@ StorageLoc=slurm_acct_db
 LogFile=/var/log/slurm/slurmdbd.log
 PidFile=/run/slurm/slurmdbd.pid
 EOF
+)
 chown slurm:slurm /etc/slurm/slurmdbd.conf && chmod 600 /etc/slurm/slurmdbd.conf
-cat >/etc/slurm/slurm.conf <<EOF
+conf_changed=$(install_conf /etc/slurm/slurm.conf <<EOF
 ClusterName=$CLUSTER
 SlurmctldHost=$HOST
 SlurmUser=slurm
@@ -82,8 +98,24 @@ JobCompType=jobcomp/none
 NodeName=$HOST CPUs=$CPUS RealMemory=$MEM State=UNKNOWN
 PartitionName=debug Nodes=$HOST Default=YES MaxTime=INFINITE State=UP
 EOF
+)
 rm -f /etc/slurm/cgroup.conf   # no cgroups in a container: proctrack/linuxproc, task/none
 
+# a daemon already running read the old config: restart it (a new cluster name also needs slurmctld's
+# saved state of the old cluster moved aside, or slurmctld refuses to start)
+if [ -n "$dbd_changed" ] && running slurmdbd; then
+  echo "slurm-up.sh: slurmdbd.conf changed: restarting slurmdbd"
+  stop slurmdbd
+fi
+if [ -n "$conf_changed" ]; then
+  for d in slurmctld slurmd; do
+    if running $d; then echo "slurm-up.sh: slurm.conf changed: restarting $d"; stop $d; fi
+  done
+  if [ -n "$old_cluster" ] && [ "$old_cluster" != "$CLUSTER" ] && [ -e /var/spool/slurmctld/clustername ]; then
+    mv /var/spool/slurmctld "/var/spool/slurmctld.$old_cluster.$(date +%s)"
+    mkdir -p /var/spool/slurmctld && chown slurm:slurm /var/spool/slurmctld
+  fi
+fi
 running slurmdbd || /usr/sbin/slurmdbd
 for _ in $(seq 60); do sacctmgr -n list cluster >/dev/null 2>&1 && break; sleep 1; done
 sacctmgr -n -P list cluster format=cluster | grep -qx "$CLUSTER" || sacctmgr -i add cluster "$CLUSTER" >/dev/null
@@ -96,6 +128,24 @@ for _ in $(seq 60); do
 done
 state=$(sinfo -h -n "$HOST" -o %t 2>/dev/null || true)
 case "$state" in
-  idle|mix|alloc) echo "slurm-up.sh: SLURM up on $HOST ($CPUS CPUs, accounting via slurmdbd, cluster $CLUSTER)" ;;
+  idle|mix|alloc) ;;
   *) echo "slurm-up.sh: node $HOST is '$state' (see /var/log/slurm/)" >&2; exit 1 ;;
 esac
+# the daemons must answer for this cluster, and accounting must see a job end (submitit waits on it)
+running_cluster=$(scontrol show config 2>/dev/null | sed -n 's/^ClusterName *= *//p')
+if [ "$running_cluster" != "$CLUSTER" ]; then
+  echo "slurm-up.sh: slurmctld runs cluster '$running_cluster', not '$CLUSTER' (see /var/log/slurm/)" >&2
+  exit 1
+fi
+job=$(sbatch --parsable -J slurm-up-check -o /dev/null -t 1 --wrap true 2>/dev/null | cut -d';' -f1 || true)
+[ -n "$job" ] || { echo "slurm-up.sh: sbatch refused a test job (see /var/log/slurm/)" >&2; exit 1; }
+seen=""
+for _ in $(seq 90); do
+  if sacct -n -X -P -j "$job" -o State 2>/dev/null | grep -q COMPLETED; then seen=1; break; fi
+  sleep 1
+done
+if [ -z "$seen" ]; then
+  echo "slurm-up.sh: accounting (sacct) does not list the test job $job as completed (see /var/log/slurm/)" >&2
+  exit 1
+fi
+echo "slurm-up.sh: SLURM up on $HOST ($CPUS CPUs, accounting via slurmdbd, cluster $CLUSTER; test job $job in sacct)"
