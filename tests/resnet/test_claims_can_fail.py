@@ -77,6 +77,24 @@ def unit_std_one(mp):
     mp.setattr(draws, "units", wrong)
 
 
+def unit_std_exponent_off(delta):
+    """Units drawn N(0, D^(1−2δ)·I) instead of N(0, D·I): the std-√D convention applied with its
+    exponent off by δ (the sized version of `unit_std_one`, which is δ = ½).  Size: δ (an exponent
+    shift)."""
+
+    def mistake(mp):
+        units = draws.units
+
+        def wrong(seeds, L, M, D, *args, **kwargs):
+            U, V = units(seeds, L, M, D, *args, **kwargs)
+            return U * D**-delta, V * D**-delta
+
+        mp.setattr(draws, "units", wrong)
+
+    mistake.__name__ = f"unit_std_exponent_off_by_{delta:g}"
+    return mistake
+
+
 def units_tied_across_layers(mp):
     """One draw of the M units reused by every layer (U[l] = U[0], the `expand` bug): depth no
     longer averages independent units, so the error at M = 1 stops falling like 1/√L."""
@@ -259,7 +277,7 @@ CASES = [
     (
         "resnet_limit",
         fanin_sqrt_M,
-        ["width exponent of one network", "width exponent at the largest L at every"],
+        ["width exponent of one network's error", "width exponent at the largest L at every"],
     ),
     ("resnet_limit", training_off, ["the networks learn"]),
     (
