@@ -69,7 +69,10 @@ RANGES: dict[str, dict] = {
     # ------------------------------------------------------------------------------ resnet_dim
     "dim_slope": {
         "statement": "chizat.thm3/dim",
-        "mistake": "units drawn N(0, I) instead of N(0, D·I) (no size)",
+        "mistake": "units drawn N(0, D^(1−2δ)·I) instead of N(0, D·I) (the std-√D convention with its "
+        "exponent off; size δ, an exponent shift; δ = ½ is the std-1 habit)",
+        "detects": {"quick": 0.2},
+        "target": {"quick": 0.05, "paper": 0.05},
         "value": 0.5,
         "tol": {"quick": 0.15, "paper": 0.15},
         "reason": "Thm 3's √(D/(LM)) term, tight in embedding space, over 3·d_out ≤ D ≤ 4·M (Thm 3 "
@@ -240,7 +243,10 @@ RANGES: dict[str, dict] = {
     },
     "dim_disp_slope": {
         "statement": "chizat.thm3/trained",
-        "mistake": "training off (GD rate × 0; no size)",
+        "mistake": "units drawn N(0, D^(1−2δ)·I) instead of N(0, D·I) (size δ, an exponent shift; "
+        "training off, GD rate × 0, fails it too)",
+        "detects": {"quick": 0.1},
+        "target": {"quick": 0.05, "paper": 0.05},
         "value": 0.5,
         "tol": {"quick": 0.15, "paper": 0.15},
         "reason": "Thm 3 after k GD steps: the trained displacement of h_L errs like √(D/(LM)) per "

@@ -261,6 +261,8 @@ CASES = [
         ["slope of the h_L error vs D", "R² (log space) of b·√(D/(LM))", "off the read-out span"],
     ),
     ("resnet_dim", training_zero, ["trained companion"]),
+    ("resnet_dim", unit_std_exponent_off(0.2), ["slope of the h_L error vs D"]),
+    ("resnet_dim", unit_std_exponent_off(0.1), ["trained companion"]),
     ("resnet_lazy", v_init_over_alpha, ["slope of the local feature movement", "exponent q", "exponent r"]),
     ("resnet_lazy", full_linearisation_as_limit, ["distance to the (blockwise) tangent model"]),
     ("resnet_lazy", uncoupled_limit_reference, ["exponent p"]),
