@@ -240,7 +240,8 @@ RANGES: dict[str, dict] = {
         "value": {"quick": 0.10, "paper": 0.05},
         "why": "relative SGD/ODE plateau level: SE ≈ 0.003 at 32 seeds, N = 1e3; set after quick results",
         "statement": "bocchi.ode_limit/levels",
-        "mistake": "SGD steps at η·(1 + x) while its τ axis assumes η; size x",
+        "mistake": "SGD steps at η·(1 + x); size x — moves no level (0.999 at x = 0.2, quick seed 0): "
+        "resolution unmeasured, a level mistake (e.g. the labels' a*) not yet registered",
         "post_hoc": "0 (quick)",
     },
     "curves.sgd_floor": {
@@ -248,6 +249,7 @@ RANGES: dict[str, dict] = {
         "why": "relative SGD/ODE p < p* limit: SE ≈ 0.003; O(1/N) finite-size shift",
         "statement": "bocchi.ode_limit/levels",
         "mistake": "SGD steps at η·(1 + x) while its τ axis assumes η; size x",
+        "detects": {"quick": 0.2},
     },
     "curves.tau_axis": {
         "value": {"quick": 0.15, "paper": 0.10},
@@ -267,7 +269,7 @@ RANGES: dict[str, dict] = {
         "quick. Set after those runs, audited on 1010–1019",
         "statement": "bocchi.ode_limit/time",
         "mistake": "SGD steps at η·(1 + x) while its τ axis assumes η; size x",
-        "detects": {"paper": 0.1},
+        "detects": {"quick": 0.2, "paper": 0.1},
         "post_hoc": "1005–1009 (quick), 0 (paper)",
     },
     "curves.xcheck": {

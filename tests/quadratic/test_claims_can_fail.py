@@ -359,6 +359,39 @@ def test_curves_descent_time_catches_sgd_running_10_percent_faster_than_its_tau(
 
 
 @pytest.mark.slow
+def test_curves_descent_time_and_floor_catch_20_percent(run_experiment, monkeypatch):
+    """The resolution recorded at quick scale (ranges 'curves.transit', 'curves.sgd_floor': detects 0.2): SGD
+    at 1.2 η fails the descent time at every p ≥ p* (seed 0: 0.959, 0.941, 0.899 ± 0.003–0.004 at p = 2, 3, 8)
+    and the SGD/ODE floor at p = 1 (1.070 ± 0.004 against 1 ± 0.05); at 1.1 η p = 2's descent reads
+    0.975 (inconclusive) and the floor 1.033 (pass).  The plateau level does not see η at all (0.999 at
+    1.2 η): a rate mistake moves no level, so that claim's resolution stays unmeasured."""
+    sgd_with(monkeypatch, eta_factor=1.2, which=("overlap",))
+    table = run_experiment("quad_curves", "scale=quick", "model.full_N=0")
+    _all_fail("quad_curves", table, "SGD/ODE descent time")
+    _all_fail("quad_curves", table, "SGD/ODE limit ε_g")
+
+
+@pytest.mark.slow
+def test_curves_descent_time_catches_10_percent_at_paper_scale(run_experiment, monkeypatch):
+    """The resolution recorded for the descent-time claim at paper scale (ranges 'curves.transit': detects
+    0.1): SGD at 1.1 η fails it at every p ≥ p* (paper seed 0: 0.946–0.971 ± 0.001; unmutated 1.000–1.003).
+    Paper N = 1e4 with its 64 seeds, p = 2, 3, 8 only (≈ 2 min of one core)."""
+    sgd_with(monkeypatch, eta_factor=1.1, which=("overlap",))
+    table = run_experiment("quad_curves", "scale=paper", "model.p=2,3,8", "model.full_N=0")
+    _all_fail("quad_curves", table, "SGD/ODE descent time")
+
+
+@pytest.mark.slow
+def test_escape_exit_rate_catches_10_percent_at_paper_scale(run_experiment, monkeypatch):
+    """The resolution recorded for the exit-rate claim at paper scale (ranges 'escape.exit_tau_axis': detects
+    0.1): SGD at 1.1 η fails it at every p* (paper seed 0: 1.128, 1.115, 1.115 ± 0.005–0.006; unmutated
+    1.004, 1.006, 1.004).  p = p* = 2 only, no cross-check."""
+    sgd_with(monkeypatch, eta_factor=1.1, which=("overlap",))
+    table = run_experiment("quad_escape", "scale=paper", "model.p_star=2", "model.p=2", "model.full_N=0")
+    _all_fail("quad_escape", table, "SGD/ODE exit rate")
+
+
+@pytest.mark.slow
 def test_curves_cross_check_fails_when_the_full_sgd_drops_the_square_factor(run_experiment, monkeypatch):
     sgd_with(monkeypatch, eta_factor=0.5, which=("full",))
     table = run_experiment("quad_curves", "scale=quick", "model.p=2,3", "model.sgd_seeds=4")
