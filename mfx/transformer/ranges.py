@@ -82,6 +82,9 @@ RANGES: dict[str, dict] = {
         "statement": "barboni.forward_wellposed/depth",
         "mistake": "residual scale (1 + ε)/(L·H) (a step of the wrong length, e.g. 1/(L−1)): an O(ε) offset that does "
         "not vanish with L; size ε",
+        # scripts/mutations.py MUTATION transformer_adjoint --seeds 0 model.draws=1 model.seeds=2 grids.quick.rs=[1,4]
+        # (the well-posedness rows as in the default config): residual_scale_x1.01 reads −1.30 ± 0.04, fails
+        "detects": {"quick": 0.01},
     },
     "wp_depth_uniform": {
         "value": 0.1,
@@ -92,6 +95,8 @@ RANGES: dict[str, dict] = {
         "post_hoc": "0 (quick, the first run)",
         "statement": "barboni.forward_wellposed/depth",
         "mistake": "residual scale 1/(L·H^(1−a)) (the head mean partly a sum): velocity ×H^a; size a",
+        # residual_scale_H_power0.05: 0.44 ± 0.06, fails (0.1: 0.54)
+        "detects": {"quick": 0.05},
     },
     "wp_stable_L": {
         "value": 0.15,
@@ -102,6 +107,8 @@ RANGES: dict[str, dict] = {
         "statement": "barboni.forward_wellposed/stable",
         "mistake": "residual scale 1/(L^(1−a)·H) (the depth step partly missing: the scheme integrates to depth L^a); "
         "size a",
+        # residual_scale_L_power0.05: 0.21 ± 0.03, fails (0.1: 0.36)
+        "detects": {"quick": 0.05},
     },
     "wp_stable_H": {
         "value": 0.15,
@@ -110,6 +117,8 @@ RANGES: dict[str, dict] = {
         "post_hoc": "0 (quick, the first run)",
         "statement": "barboni.forward_wellposed/stable",
         "mistake": "residual scale 1/(L·H^(1−a)) (the head mean partly a sum): Lip F ×H^a; size a",
+        # not resolved: residual_scale_H_power0.1 reads −0.09 ± 0.16 (inconclusive), 0.05 −0.17 (pass); no
+        # size measured that fails it, so no `detects`
     },
     "gf_step_order": {
         "value": 1.0,
@@ -118,6 +127,8 @@ RANGES: dict[str, dict] = {
         "to the flow at fixed T is O(η); ±0.1 absorbs the O(η²) bend over the η grid",
         "statement": "barboni.gradient_flow/steps",
         "mistake": "learning rate η·L·H·(η/η_0)^a (a step-size-dependent rate: flow time t·(η/η_0)^a); size a",
+        # learning_rate_eta_power0.05: 0.644 ± 0.023, fails (0.1: 0.71)
+        "detects": {"quick": 0.05},
     },
     "gf_sampling_exponent": {
         "value": -0.25,
@@ -130,6 +141,8 @@ RANGES: dict[str, dict] = {
         "statement": "barboni.gradient_flow/samplings",
         "mistake": "GD learning rate η·L·H^(1−a) (the head factor partly forgotten): each H's flow runs H^a too slowly; "
         "size a",
+        # not resolved: learning_rate_H_power0.25 reads −0.375 ± 0.05 (passes: each H's change is normalised by its
+        # own size, so a slower flow is seen only through its shape); no `detects`
     },
     "gf_loss_drop": {
         "value": 0.8,

@@ -91,9 +91,10 @@ STATEMENTS: list[Statement] = [
             "decades by a fixed horizon; the threshold is mfx's)",
             "rate": "the decay is linear (exponential) at a rate set by the NTK: R(t) ≤ R(0)·exp(−λ_min(K_0)t/N) "
             "and the late rate of the slowest mode (the constants are mfx's derivation)",
-            "hypothesis": "the small-initial-loss hypothesis matters: far targets leave the bound",
         },
-        untestable="the size of 'sufficiently small' (the summary gives none)",
+        untestable="the size of 'sufficiently small' (the summary gives none); that a large loss breaks the rate "
+        "is not stated — at targets ×30 with a step where GD follows the flow no run left the bound "
+        "(transformer_convergence, reported as a finding)",
     ),
     Statement(
         id="barboni.ntk_equivalence",

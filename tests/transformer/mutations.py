@@ -155,6 +155,33 @@ def residual_scale_without_H(mp):
     mp.setattr(model, "residual_scale", lambda L, H: 1.0 / L)
 
 
+def residual_scale_scaled(mp, factor: float):
+    """The residual scale factor/(L·H) (an Euler step of the wrong length, e.g. 1/(L − 1)): the network
+    integrates its depth ODE to depth `factor`, an offset that does not vanish as L grows."""
+    mp.setattr(model, "residual_scale", lambda L, H: factor / (L * H))
+
+
+def residual_scale_H_power(mp, a: float):
+    """The residual scale 1/(L·H^(1−a)): the head mean partly a sum, the velocity H^a too large."""
+    mp.setattr(model, "residual_scale", lambda L, H: 1.0 / (L * H ** (1 - a)))
+
+
+def residual_scale_L_power(mp, a: float):
+    """The residual scale 1/(L^(1−a)·H): the depth step partly missing, the scheme runs to depth L^a."""
+    mp.setattr(model, "residual_scale", lambda L, H: 1.0 / (L ** (1 - a) * H))
+
+
+def learning_rate_eta_power(mp, a: float, eta0: float = 0.05):
+    """GD learning rate η·L·H·(η/η_0)^a: a step-size-dependent rate, so GD at η runs to flow time
+    T·(η/η_0)^a and the curves of different η are not one curve."""
+    mp.setattr(model, "learning_rate", lambda eta, L, H: eta * L * H * (eta / eta0) ** a)
+
+
+def learning_rate_H_power(mp, a: float):
+    """GD learning rate η·L·H^(1−a): the head factor partly forgotten, each H's flow H^a too slow."""
+    mp.setattr(model, "learning_rate", lambda eta, L, H: eta * L * H ** (1 - a))
+
+
 # name → mistake (with its arguments fixed), for the command-line runner
 def heads_shared_across_layers(mp):
     """One draw of H heads used at every layer (the L layers' parameters drawn once and repeated): the
@@ -200,4 +227,23 @@ MUTATIONS = {
         for f in (0.99, 0.98, 0.95, 0.9, 0.75)
     },
     "residual_scale_without_H": residual_scale_without_H,
+    **{
+        f"residual_scale_x{f}": (lambda mp, f=f: residual_scale_scaled(mp, f))
+        for f in (1.01, 1.02, 1.05, 1.1)
+    },
+    **{
+        f"residual_scale_H_power{a}": (lambda mp, a=a: residual_scale_H_power(mp, a))
+        for a in (0.05, 0.1, 0.25)
+    },
+    **{
+        f"residual_scale_L_power{a}": (lambda mp, a=a: residual_scale_L_power(mp, a))
+        for a in (0.05, 0.1, 0.25)
+    },
+    **{
+        f"learning_rate_eta_power{a}": (lambda mp, a=a: learning_rate_eta_power(mp, a))
+        for a in (0.05, 0.1, 0.25)
+    },
+    **{
+        f"learning_rate_H_power{a}": (lambda mp, a=a: learning_rate_H_power(mp, a)) for a in (0.05, 0.1, 0.25)
+    },
 }

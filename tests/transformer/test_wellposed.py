@@ -1,0 +1,38 @@
+import torch
+
+from mfx import runtime
+from mfx.transformer import model, wellposed
+
+
+def _problem():
+    g = runtime.generator(0, "wellposed-test")
+    X = torch.randn(2, 5, 2, generator=g, dtype=torch.float64)
+    q0 = torch.tensor([1.0, 0.5], dtype=torch.float64)
+    return g, X, q0
+
+
+def test_the_euler_network_tends_to_the_rk4_depth_flow_at_first_order():
+    g, X, q0 = _problem()
+    c = wellposed.curves(3, 2, 1.0, g)
+    Z0 = torch.cat([q0.expand(2, 1, 2), X], dim=1)
+    ref = wellposed.rk4_flow(c, Z0, 1.0, 64)[:, 0]
+    e = [float((wellposed.euler_outputs(c, L, X, q0, 1.0) - ref).norm()) for L in (16, 32)]
+    assert 1.7 < e[0] / e[1] < 2.3  # halving the step halves the error
+
+
+def test_the_perturbation_moves_every_cloud_by_delta_in_rms():
+    g, X, _ = _problem()
+    dx = wellposed.perturbation(X, 0.01, g)
+    assert torch.allclose(dx.pow(2).sum(-1).mean(-1).sqrt(), torch.full((2,), 0.01, dtype=torch.float64))
+
+
+def test_gd_tends_to_the_rk4_gradient_flow_at_first_order():
+    _, X, q0 = _problem()
+    Q, K, V = model.init_params(2, 3, 2, [0])
+    y = q0 + 0.5 * torch.randn(2, 2, generator=runtime.generator(1, "y"), dtype=torch.float64)
+    ref = wellposed.flow_rk4(Q, K, V, X, q0, y, T=1.0, M=20)
+    e = []
+    for eta in (0.1, 0.05):
+        out = model.train(Q, K, V, X, q0, y, eta=eta, steps=round(1.0 / eta), record=[round(1.0 / eta)])
+        e.append(float((out["yhat"][-1] - ref).norm()))
+    assert 1.7 < e[0] / e[1] < 2.3
