@@ -53,7 +53,7 @@ METRICS = {
         "positive_min": "smallest eigenvalue above the zero band (units 4aa*)",
         "rho_F2": "‖ρ‖_F² at the reached mid-plateau state",
         "tau_read": "τ at which the reached plateau is read (½ of the run's own escape time)",
-        "tau_esc": "the run's escape time (first τ with ε_g < ε_pl/2; NaN: none by the horizon)",
+        "tau_esc": "the run's escape time (first τ with ε_g halfway from ε_pl to its limit; NaN: none by the horizon)",
         "level": "derived λ_min/(4aa*) at ρ = 0, Q = q̄(g) I (the teacher directions' eigenvalue)",
     },
     "quad_implicit_bias": {

@@ -97,13 +97,16 @@ def _mid_plateau(tau, eps, threshold, horizon):
 def _reached_plateau(cfg, T, a, a_star):
     """The Hessian at the plateau training reaches: the gradient-flow ODE (idealised init) and one-pass SGD
     (the overlap chain, its own students, g = sgd_g) at plateau_N, read at PLATEAU_READ of each run's own
-    escape time (ε < ε_pl/2) — a rule fixed before data.  Rows: lambda_min (units 4aa*), n_negative (below
+    escape time (ε below halfway from ε_pl to the limit risk: ε_pl/2 for p ≥ p*) — a rule fixed before data.  Rows: lambda_min (units 4aa*), n_negative (below
     the zero band), rho_F2 (|ρ|_F² there), tau_read, tau_esc and level (the derived λ_min/(4aa*) at ρ = 0,
     Q = q̄(g) I)."""
     m = cfg.model
     N, horizon = m.plateau_N, m.plateau_tau_max
     band, cos_min = rng("hessian_zero_band"), rng("hessian_tangent_cos")
     _, eps_pl = model.plateau(m.p, T, a, a_star)
+    # the escape, for this read rule: halfway from ε_pl to the run's limit (ε_pl/2 for p ≥ p*; at p < p* the
+    # floor can lie above ε_pl/2, e.g. (1, 3): 0.370 > 0.333, which would read the floor's minimum)
+    threshold = 0.5 * (eps_pl + model.eps_underparameterized(m.p, m.p_star, a_star))
     seeds = _seeds(cfg, m.plateau_seeds)
     tau = np.arange(0.0, horizon + 1e-9, m.plateau_dtau)
     rho0, Q0 = model.idealised_init(m.p, m.p_star, N, seeds, m.sigma0)
@@ -112,7 +115,7 @@ def _reached_plateau(cfg, T, a, a_star):
 
     def escaped(rho, Q, T_s):
         e = model.risk(rho, Q, T_s, a, a_star)
-        return (e < 0.5 * eps_pl) | ~np.isfinite(e)
+        return (e < threshold) | ~np.isfinite(e)
 
     steps = np.round(tau / g * N).astype(np.int64)
     out, _, _, T_sgd = _sgd(m, N, seeds, a, a_star, g / a, steps, stop=escaped)
@@ -121,7 +124,7 @@ def _reached_plateau(cfg, T, a, a_star):
     rows = []
     for method, t, rho, Q, Ts, gg in runs:
         eps = np.stack([model.risk(rho[:, k], Q[:, k], Ts[k], a, a_star) for k in range(len(seeds))], axis=1)
-        at, t_esc = _mid_plateau(t, eps, 0.5 * eps_pl, horizon)
+        at, t_esc = _mid_plateau(t, eps, threshold, horizon)
         q_bar = fixed_point(m.p, T, a, a_star, gg)
         level = (a * (m.p + 2) * q_bar - a_star * np.trace(T)) / (2 * a_star) - 1
         for k, seed in enumerate(seeds):
