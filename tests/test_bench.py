@@ -87,3 +87,21 @@ def test_the_chain_bound_draws_what_the_chain_draws():
     d.refill(range(len(seeds)))
     assert d.g.shape == (2, chain.CHUNK, k) and d.chi2.shape == (2, chain.CHUNK)
     np.testing.assert_array_equal(d.g[1], chain._rng(1, "g").standard_normal((chain.CHUNK, k)))
+
+
+def test_the_gpu_script_skips_cleanly_without_cuda(capsys):
+    import pytest
+    import torch
+
+    from benchmarks import gpu
+
+    if torch.cuda.is_available():
+        pytest.skip("a CUDA device is present: the script times its jobs instead")
+    assert gpu.main([]) == 0 and "no CUDA device" in capsys.readouterr().out
+
+
+def test_the_gpu_script_times_one_job_of_a_sweep():
+    from benchmarks import gpu
+
+    assert sorted(gpu.JOBS) == ["quad_escape", "resnet_dim", "transformer_limit"]
+    assert gpu.time_job("resnet_dim", "quick", "cpu", ["model.D=4"]) > 0
