@@ -349,7 +349,7 @@ def _run(args: list[str], combined: bool = True) -> int:
         raise ConfigError(
             "--experimental-rerun is refused: it unpickles a file (rerun the same command instead)"
         )
-    args = _config_flags(args)
+    args = _flags_first(_config_flags(args))
     printing = any(a.split("=")[0] in PRINT_FLAGS for a in args)
     dry = "--dry-run" in args
     args = [a for a in args if a != "--dry-run"]
@@ -451,6 +451,37 @@ def _config_flags(args: list[str]) -> list[str]:
             )
         out.append(f"hydra.searchpath=[file://{Path(value).absolute()}]")
     return out
+
+
+# Hydra's own flags mfx passes on (beside PRINT_FLAGS and FLAGS_WITH_VALUE); -m is implied and dropped.
+HYDRA_FLAGS = {"--resolve", "--run", "-r", "--version"}
+MULTIRUN = {"-m", "--multirun"}
+KNOWN_FLAGS = PRINT_FLAGS | set(FLAGS_WITH_VALUE) | HYDRA_FLAGS | {"--dry-run"}
+
+
+def _flags_first(args: list[str]) -> list[str]:
+    """The flags (with their values) before the overrides, as Hydra's parser needs them (`-m` given
+    first would leave every override after it unparsed); an unknown flag is refused with one line."""
+    flags, overrides, i = [], [], 0
+    while i < len(args):
+        a = args[i]
+        flag = a.split("=", 1)[0]
+        if not a.startswith("-"):
+            overrides.append(a)
+        elif flag in MULTIRUN:
+            pass  # every experiment is a sweep already (mode MULTIRUN)
+        elif flag in KNOWN_FLAGS:
+            flags.append(a)
+            nxt = args[i + 1] if i + 1 < len(args) else ""
+            if "=" not in a and (a in FLAGS_WITH_VALUE or (a in ("--info", "-i") and nxt in INFO_TOPICS)):
+                flags.append(nxt)
+                i += 1
+        else:
+            close = difflib.get_close_matches(flag, sorted(KNOWN_FLAGS), n=1)
+            hint = f"; did you mean {close[0]}?" if close else " (mfx run --help lists them)"
+            raise ConfigError(f"run: unknown flag {results.printable(flag)!r}{hint}")
+        i += 1
+    return flags + overrides
 
 
 def _args(args: list[str], p) -> list[str]:
@@ -689,7 +720,7 @@ def _hydra(argv: list[str]) -> int:
     # Hydra re-raises instead of printing its own multi-line report: mfx.cli.main makes it one line.
     saved, full_error = sys.argv, os.environ.get("HYDRA_FULL_ERROR")
     os.environ["HYDRA_FULL_ERROR"] = "1"
-    sys.argv = ["mfx", *argv]
+    sys.argv = ["mfx", *_flags_first(argv)]  # Hydra's parser takes no override after a flag's overrides
     try:
         task.hydra_main()
     finally:
@@ -1058,7 +1089,9 @@ def _compare(args) -> int:
             str(i.loc[(exp, claim), "verdict"]) if (exp, claim) in i.index else "" for i in (index_a, index_b)
         )
         differ += va != vb
-        rows.append((f"{exp}: {claim}", ca, cb, "≠" if va != vb else ""))
+        # a claims.csv is data: its control characters (terminal escapes) are shown, never sent
+        shown = [results.printable(x) for x in (f"{exp}: {claim}", ca, cb)]
+        rows.append((*shown, "≠" if va != vb else ""))
     w = 24
     wc = max(shutil.get_terminal_size((WIDTH, 24)).columns, WIDTH) - 2 * w - 8  # COLUMNS or the terminal's
     for name, path in (("A", args.a), ("B", args.b)):
@@ -1120,6 +1153,9 @@ def _read_claims(path: Path) -> pd.DataFrame:
     missing = [c for c in ("experiment", "claim", "measured", "u", "verdict") if c not in frame]
     if missing:
         raise ConfigError(f"{path}: not an mfx claims file (missing column {', '.join(missing)})")
+    for c in ("measured", "u"):
+        if not pd.api.types.is_numeric_dtype(frame[c]):
+            raise ConfigError(f"{path}: not an mfx claims file (column {c!r} holds what is not a number)")
     return frame
 
 

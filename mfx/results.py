@@ -708,7 +708,7 @@ def load_table(path: str | Path, warn=print, write: bool = True) -> tuple[pd.Dat
     if not file.is_file():
         raise ConfigError(f"{path}: no such table or directory")
     table = _read_table(file)
-    info = read_json(file.with_suffix(".json")) or {}
+    info = _sound_info(read_json(file.with_suffix(".json")) or {}, file.with_suffix(".json"))
     newer = [
         j
         for j in find_jobs([file.parent])
@@ -720,6 +720,20 @@ def load_table(path: str | Path, warn=print, write: bool = True) -> tuple[pd.Dat
 
 
 SWEEP = "sweep.json"
+# what a report reads of each sweep in a table's provenance (table.json)
+INFO_KEYS = ("experiment", "scale", "sweep_hash", "first_job", "last_job")
+
+
+def _sound_info(info: dict, path: Path) -> dict:
+    """A table's provenance as `collect` writes it, else a ConfigError naming the file and what is missing."""
+    sweeps = info.get("sweeps", [])
+    if not isinstance(sweeps, list) or not all(isinstance(s, dict) for s in sweeps):
+        raise ConfigError(f"{path}: not an mfx table provenance ('sweeps' is not a list of sweeps)")
+    for s in sweeps:
+        missing = [k for k in INFO_KEYS if k not in s]
+        if missing:
+            raise ConfigError(f"{path}: not an mfx table provenance (a sweep without {', '.join(missing)})")
+    return info
 
 
 def sweeps_under(root) -> list[dict]:

@@ -178,6 +178,15 @@ def _refuse_hydra_keys(parsed) -> None:
                 f"{key} is set by mfx: every file of a sweep goes under out= (write out=DIR to move it; "
                 "hydra/launcher and hydra.launcher.* are yours)"
             )
+        if key == "hydra.launcher.n_jobs":  # joblib's processes: 0 fails only once folders are written
+            cores = os.cpu_count() or 1
+            values = list(o.sweep_iterator()) if o.is_sweep_override() else [o.value()]
+            for v in values:
+                if type(v) is not int or v == 0 or not -cores <= v <= 64 * cores:
+                    raise ConfigError(
+                        f"hydra.launcher.n_jobs must be an integer from 1 to {64 * cores} processes, or -1 … "
+                        f"-{cores} (all cores, all but one, …) (got {v!r})"
+                    )
 
 
 def _refuse_control_characters(parsed) -> None:

@@ -267,7 +267,9 @@ def test_report_and_plot_never_write_into_a_job_folder_or_another_sweep(done, tm
 def test_run_and_audit_never_write_into_a_job_folder(done, capsys):
     before = snapshot(done)
     refused(capsys, ["run", *TOY, f"out='{done / 'model.a=2'}'"], "out", "job folder")
-    refused(capsys, ["audit", "--experiments", "toy", "--out", str(done / "model.a=2")], "--out", "job folder")
+    refused(
+        capsys, ["audit", "--experiments", "toy", "--out", str(done / "model.a=2")], "--out", "job folder"
+    )
     assert snapshot(done) == before
 
 
@@ -290,7 +292,7 @@ def test_a_report_stopped_while_it_replaces_the_old_leaves_one_report_whole(done
     assert _generation(done) == ("8 rows", "8 rows", "8 rows")
     assert run(tmp_path, "model.a=1,2,4,8,16") == 0  # the grid grows: a new report is due
     p = child(tmp_path, "report", str(done), TERM_AT="report.html")  # SIGTERM amid the renames
-    out, err = p.communicate(timeout=300)
+    _, err = p.communicate(timeout=300)
     assert p.returncode in (130, -15), err
     assert len(set(_generation(done))) == 1, _generation(done)  # all old, or all new
     assert not [q for q in done.iterdir() if q.name.endswith(".tmp")]
