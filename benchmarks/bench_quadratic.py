@@ -3,15 +3,15 @@
 1. Overlap chain vs full SGD per step (N = 3·10⁴, p = 3, p* = 2, 8 seeds, 1 thread): the chain's cost
    does not depend on N. Both are timed over whole runs and compared per step; the note gives the
    chain's seed-steps/s.
+2. Overlap chain vs drawing its random numbers alone (issue 40 §3: the chain's limit), p = p* = 2 and 3
+   (quad_escape's chains; 3 is its costliest), N = 10⁵, 16 seeds, 1 thread: `chain.simulate` against
+   `chain._Draws.refill` of the same count (k normals and one χ²_{N−k} per seed-step) from the same
+   generators; CPU time, interleaved. Target: a step ≤ 2× its draws.
 3. SGD throughput vs merely drawing its Gaussian inputs (N = 4096, p = 4, p* = 2, 16 seeds): the bound
    is torch.randn of the same shape and dtype, in place into one buffer, from the same generators;
    ratio = t(draw) / t(SGD) is the fraction of the RNG-only throughput that the simulation keeps.
 4. SGD vs the common research loop: an nn.Module + autograd, one sample and one seed at a time
    (N = 1000, p = 4, 16 seeds, a fixed number of steps per seed).
-2. Overlap chain vs drawing its random numbers alone (issue 40 §3: the chain's limit), p = p* = 3 (the
-   costliest chain of quad_escape), N = 10⁵, 16 seeds, 1 thread: `chain.simulate` against
-   `chain._Draws.refill` of the same count (k normals and one χ²_{N−k} per seed-step) from the same
-   generators; CPU time, interleaved. Target: a step ≤ 2× its draws.
 5. ODE to tau = 400 at p = 16 (p* = 2, g = 0.05, idealised init): `ode.solve(method="reduced")` vs
    fixed-step Euler with dt = 1e-2 on the full (ρ, Q) system, both checked against a tight full-system
    DOP853 reference (rtol 1e-12). Euler is timed over 4000 of its 40000 steps and scaled by 10 (its cost
@@ -56,8 +56,8 @@ def _chain_vs_full() -> bench.Result:
     )
 
 
-def _chain_vs_draws() -> bench.Result:
-    N, p, p_star, seeds = 100_000, 3, 3, list(range(16))
+def _chain_vs_draws(p: int) -> bench.Result:
+    N, p_star, seeds = 100_000, p, list(range(16))
     a, a_star = model.readout_scales(p, p_star, "mean")
     M0 = chain.initial_overlaps(seeds, p, p_star, N)
     chunks = 10
@@ -74,11 +74,11 @@ def _chain_vs_draws() -> bench.Result:
     t = bench.interleaved({"chain": overlap, "draws": draws}, rounds=5)
     per = lambda key: t[key] / (steps * len(seeds)) * 1e9
     return bench.against_limit(
-        "quadratic: overlap chain step vs drawing its randoms alone",
+        f"quadratic: chain step vs drawing its randoms, p=p*={p}",
         t["chain"],
         t["draws"],
         at_most=2.0,
-        note=f"p=p*=3, N={N}, 16 seeds, 1 thread: chain {per('chain'):.0f} ns, draws {per('draws'):.0f} ns "
+        note=f"N={N}, 16 seeds, 1 thread: chain {per('chain'):.0f} ns, draws {per('draws'):.0f} ns "
         "per seed-step",
     )
 
@@ -198,7 +198,14 @@ def _ode_vs_euler() -> bench.Result:
 
 def run() -> list[bench.Result]:
     torch.set_num_threads(1)
-    return [_chain_vs_full(), _chain_vs_draws(), _sgd_vs_draw(), _sgd_vs_autograd(), _ode_vs_euler()]
+    return [
+        _chain_vs_full(),
+        _chain_vs_draws(2),
+        _chain_vs_draws(3),
+        _sgd_vs_draw(),
+        _sgd_vs_autograd(),
+        _ode_vs_euler(),
+    ]
 
 
 if __name__ == "__main__":
