@@ -520,7 +520,13 @@ def _plot_discrete(t: pd.DataFrame):
     return fig
 
 
-@plotting.draws("transformer_adjoint")
+@plotting.draws(
+    "transformer_adjoint",
+    captions={
+        "gradient": ("per-head gradient",),
+        "wellposed": ("well posed", "stable in the input", "two independent samplings", "sampled curves"),
+    },
+)
 def plot_adjoint(table: pd.DataFrame) -> dict:
     """Relative error of the per-head gradient against the limit's adjoint gradient: vs L with the heads
     equal to the parameter measure, and its Monte Carlo part vs H at fixed L (with the fitted rates)."""

@@ -181,7 +181,7 @@ def claims(t: pd.DataFrame, scale: str) -> list[Claim]:
     r = RANGES["gf_step_order"]
     out.append(
         _check(
-            "gradient flow well posed: GD at η, η/2, η/4, … converges to one curve (the flow by RK4 in t) at "
+            "gradient flow well posed: GD at η, η/2, η/4 (and so on) converges to one curve (the flow by RK4 in t) at "
             "first order — exponent of η of the RMS over seeds of |ŷ_GD(T) − ŷ_flow(T)| over the distance travelled",
             fo["slope"],
             r,
