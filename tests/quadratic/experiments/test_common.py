@@ -34,7 +34,10 @@ def test_top_level_seed_shifts_every_stream_and_repeats_bytes(tmp_path):
         ("quad_escape", ["model.sgd_method=full", "model.sgd_N=[1000000000]"]),
         ("quad_curves", ["model.full_N=1000000000"]),
         ("quad_implicit_bias", ["model.sgd_method=full", "model.N=1000000000"]),
-        ("quad_hessian", ["model.p=100000", "model.N=200000", "model.sgd_N=200000"]),
+        (
+            "quad_hessian",
+            ["model.p=100000", "model.N=200000", "model.sgd_N=200000", "model.plateau_N=200000"],
+        ),
     ],
 )
 def test_an_absurd_size_is_refused_before_anything_runs(experiment, overrides, tmp_path, capsys):
