@@ -14,6 +14,7 @@ import contextlib
 import csv
 import difflib
 import io
+import json
 import math
 import os
 import shutil
@@ -30,7 +31,7 @@ from omegaconf import OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 import mfx
-from mfx import api, catalog, lazy, locks
+from mfx import api, catalog, docs, lazy, locks, statements
 from mfx import experiment as registry
 from mfx.experiment import SCALES, VERDICTS, ConfigError
 
@@ -104,7 +105,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"mfx {mfx.__version__}")
     sub = p.add_subparsers(
-        dest="command", metavar="{run,list,metrics,status,collect,plot,report,compare,audit}"
+        dest="command",
+        metavar="{run,list,statements,metrics,status,collect,plot,report,compare,audit,docs,calibrate}",
     )
     sub.add_parser("run", help="run an experiment's sweep (Hydra overrides follow)", add_help=False)
     raw = argparse.RawDescriptionHelpFormatter
@@ -121,6 +123,44 @@ def _parser() -> argparse.ArgumentParser:
     ls.add_argument(
         "--out", default="outputs", help="where to look for reports (claims by kind; default: outputs)"
     )
+    sm = sub.add_parser(
+        "statements",
+        help="the papers' statements: reproduced / in part / not tested, with their claims",
+        description="Every statement of the papers that mfx tests (mfx/<family>/statements.py): its "
+        "status from the claims of each experiment's latest report under OUT at one scale, its claims by "
+        "kind and verdict, and what is missing (parts without a claim, paper claims without the "
+        "resolution their statement asks for).",
+        epilog="example:\n  mfx statements\n  mfx statements resnet --long --scale paper",
+        formatter_class=raw,
+    )
+    sm.add_argument("family", nargs="?", choices=registry.FAMILIES, help="one family (default: all)")
+    sm.add_argument("--out", default="outputs", help="where the reports are (default: outputs)")
+    sm.add_argument("--scale", default="quick", choices=SCALES)
+    sm.add_argument("--long", action="store_true", help="each statement's quote, place and parts")
+    dc = sub.add_parser(
+        "docs",
+        help="write docs/statements.md and docs/claims.md from the registries and a claims.csv",
+        description="Write the generated docs: statements.md (every statement: quote, place, status, "
+        "parts and their claims) and claims.md (every claim: kind, statement, range, verdict, mistake, "
+        "resolution), from the statements registries and one claims.csv, kept beside them as "
+        "claims-quick.csv.",
+        epilog="example:\n  mfx run experiment=all scale=quick && mfx docs --claims outputs/report-quick/claims.csv",
+        formatter_class=raw,
+    )
+    dc.add_argument(
+        "--claims", default="docs/claims-quick.csv", help="a claims.csv (default: docs/claims-quick.csv)"
+    )
+    dc.add_argument("--out", default="docs", help="the docs folder (default: docs)")
+    cb = sub.add_parser(
+        "calibrate",
+        help="measure the dry run's cost model (seconds per unit of job size) from a finished run",
+        description="Seconds per unit of job size of every experiment and scale with complete jobs under "
+        "OUT (their recorded times), written into mfx's costs.json: what `mfx run --dry-run` estimates "
+        "a job by where no earlier run under its own out recorded it.",
+        epilog="example:\n  mfx run experiment=all scale=quick && mfx calibrate outputs",
+        formatter_class=raw,
+    )
+    cb.add_argument("out", metavar="OUT", help="an output folder of finished sweeps")
     mt = sub.add_parser(
         "metrics",
         help="what each column and metric of an experiment's rows means",
@@ -227,6 +267,9 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--scale", default="quick", choices=SCALES)
     a.add_argument("--experiments", default="all", help="comma-separated names, or all (default)")
     a.add_argument("--out", default="outputs/audit", help="root of the audit's sweeps")
+    a.add_argument(
+        "--md", help="also write the table as Markdown here, headed by its command, commit, date and machine"
+    )
     return p
 
 
@@ -307,6 +350,9 @@ def _main(argv: list[str] | None = None) -> int:
             return 0
         commands = {
             "list": _list,
+            "statements": _statements,
+            "docs": _docs,
+            "calibrate": _calibrate,
             "metrics": _metrics,
             "status": _status,
             "collect": _collect,
@@ -827,10 +873,13 @@ def _list(args) -> int:
     rows = []
     for e in entries.values():
         jobs = "/".join(str(n or "?") for n in catalog.grid_sizes(e.name).values())
-        figure = e.figure if args.long else _figure_label(e.figure)
+        figure = e.figure if args.long else catalog.figure_label(e.figure, FIGURE_LABEL)
         rows.append(
             (e.name, PAPER_SHORT.get(e.family, e.family), figure, jobs, _kinds(Path(args.out), e.name))
         )
+    records, _ = _statement_records(Path(args.out), "quick")
+    head = f"{statements.headline(records)} at quick (latest reports under {args.out}/; `mfx statements`)"
+    print(textwrap.fill(head, WIDTH, break_on_hyphens=False))  # never inside a path
     head = ("experiment", "paper (arXiv)", "figure", "jobs q/p", "claims p/d/x/i")
     w0, w1, w3, w4 = (max(len(r[i]) for r in [*rows, head]) for i in (0, 1, 3, 4))
     w2 = WIDTH - w0 - w1 - w3 - w4 - 8
@@ -850,13 +899,69 @@ def _list(args) -> int:
     return 0
 
 
-def _figure_label(figure: str) -> str:
-    """A figure's label for `mfx list`: the name before its description ("E2: R(t)/R(0) …" → "E2"),
-    else its first clause, at most FIGURE_LABEL characters (cut at a word, marked "…")."""
-    label = figure.split(":", 1)[0] if ":" in figure else figure.split(", ", 1)[0]
-    if len(label) <= FIGURE_LABEL:
-        return label
-    return label[: label.rfind(" ", 0, FIGURE_LABEL - 1)] + " …"
+def _statement_records(out: Path, scale: str, families=registry.FAMILIES) -> tuple[list[dict], list[str]]:
+    """The statements of `families` with their status from the latest report of each experiment."""
+    names = [e.name for e in catalog.entries().values() if e.family in families]
+    claims, missing = statements.newest_claims(out, names, scale)
+    return statements.evaluate(claims, statements.registry(families)), missing
+
+
+def _statements(args) -> int:
+    families = (args.family,) if args.family else registry.FAMILIES
+    records, missing = _statement_records(Path(args.out), args.scale, families)
+    head = f"{statements.headline(records)} ({args.scale}, latest reports under {args.out}/)"
+    print(textwrap.fill(head, WIDTH, break_on_hyphens=False))  # never inside a path
+    print("\n".join(statements.lines(records, args.long, WIDTH)))
+    if missing:
+        note = f"not yet run at {args.scale} (their parts count as not tested): {', '.join(missing)}"
+        print(textwrap.fill(note, WIDTH))
+    return 0
+
+
+def _calibrate(args) -> int:
+    out = Path(args.out)
+    if not out.is_dir():
+        raise ConfigError(f"calibrate: {out} is not a folder (give the out= of finished sweeps)")
+    by_sweep: dict[tuple[str, str], list[dict]] = {}
+    for job in results.find_jobs([out]):
+        prov = (
+            results.read_json(job / results.PROVENANCE) if results.job_state(job)[0] == "complete" else None
+        )
+        config = (prov or {}).get("config")
+        if (
+            isinstance(config, dict)
+            and config.get("name") in catalog.SIZE_KEYS
+            and config.get("scale") in SCALES
+        ):
+            by_sweep.setdefault((config["name"], config["scale"]), []).append(prov)
+    measured = {k: catalog.seconds_per_unit(k[0], v) for k, v in by_sweep.items()}
+    if not any(measured.values()):
+        raise ConfigError(f"calibrate: no complete job with a recorded time under {out}")
+    table = {name: dict(scales) for name, scales in catalog.MEASURED.items()}
+    for (name, scale), value in sorted(measured.items()):
+        if value:
+            table.setdefault(name, {})[scale] = float(f"{value:.3g}")
+            print(f"{name} {scale}: {value:.3g} s per unit ({len(by_sweep[name, scale])} jobs)")
+    commit, dirty = results.git_state()
+    source = f"`mfx calibrate` over {out}, commit {commit[:12]}{' (dirty)' if dirty else ''}, {os.cpu_count()} cores"
+    text = json.dumps({"measured": source, "seconds_per_unit": table}, indent=1, sort_keys=True) + "\n"
+    results.write_bytes(catalog.COSTS, text.encode())
+    print(f"wrote {catalog.COSTS}")
+    return 0
+
+
+def _docs(args) -> int:
+    source, out = Path(args.claims), Path(args.out)
+    if not source.is_file():
+        raise ConfigError(f"docs: --claims {source} is not a file (a claims.csv of `mfx report`)")
+    kept = out / "claims-quick.csv"
+    if not kept.exists() or not os.path.samefile(source, kept):
+        out.mkdir(parents=True, exist_ok=True)
+        results.write_bytes(kept, source.read_bytes())
+    texts = docs.render(kept, f"mfx docs --claims {kept}")
+    written = [results.write_bytes(out / name, text.encode()) for name, text in texts.items()]
+    print(f"wrote {', '.join(str(p) for p in written)} (claims: {kept})")
+    return 0
 
 
 def _metrics(args) -> int:
@@ -1189,7 +1294,13 @@ def _audit(args) -> int:
             ]
     counts = report.audit_frame(per_seed)
     results.write_csv(counts, Path(args.out) / "audit.csv")
-    print(report.audit_markdown(counts, args.scale))
+    table = report.audit_markdown(counts, args.scale)
+    print(table)
+    if args.md:
+        command = f"mfx audit --seeds {args.seeds} --first-seed {args.first_seed} --scale {args.scale}"
+        command += f" --experiments {args.experiments}" if args.experiments != "all" else ""
+        text = f"# Audit on fresh seeds\n\n{report.generated_by(command)}\n\n{table}\n"
+        results.write_bytes(Path(args.md), text.encode())
     return 0
 
 

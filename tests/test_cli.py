@@ -75,7 +75,10 @@ def test_sweep_collect_plot_report(tmp_path):
     assert {p.name for p in (tmp_path / "figs").iterdir()} == {"toy_quick_y_vs_a.pdf", "toy_quick_y_vs_a.png"}
     assert cli.main(["report", str(sweep), "--strict"]) == 0
     report = (sweep / "report.md").read_text()
-    assert "1 of 1 paper statements reproduced." in report and "figures/toy_quick_y_vs_a.png" in report
+    assert (
+        "no statement of the papers in scope. Claims: 1 of 1 paper pass." in report
+        and "figures/toy_quick_y_vs_a.png" in report
+    )
 
 
 def test_command_line_sweep_replaces_an_axis(tmp_path):
@@ -255,7 +258,10 @@ def test_several_experiments_show_overall_progress_and_end_with_one_report(tmp_p
     assert (
         "[2/2] toy/quick: 4 jobs, 0 pending; the whole run ≈ < 1 s left" in out
     )  # estimates made at the start
-    assert out[-1] == f"all: 1 of 1 paper statements reproduced. → {tmp_path}/report-quick/report.html"
+    assert (
+        out[-1]
+        == f"all: no statement of the papers in scope. Claims: 1 of 1 paper pass. → {tmp_path}/report-quick/report.html"
+    )
 
 
 def test_one_job_is_one_job(tmp_path, capsys):
@@ -309,6 +315,8 @@ def test_list_fits_in_100_columns_with_job_counts_and_claim_kinds(tmp_path, caps
     assert cli.main(["list", "--out", str(tmp_path)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert max(len(line) for line in lines) <= 100
+    assert "statements reproduced" in lines[0]  # the statements first (issue 36)
+    lines = lines[next(i for i, line in enumerate(lines) if line.startswith("experiment ")) :]
     assert lines[0].split()[:3] == ["experiment", "paper", "(arXiv)"]
     row = next(line for line in lines if line.startswith("resnet_phase "))
     quick = len(sweep.plan(["experiment=resnet_phase"]).jobs)
@@ -447,7 +455,8 @@ def test_a_warning_of_a_job_is_recorded_and_reported_as_one_line(tmp_path, capsy
 
 
 def test_dry_run_falls_back_to_the_cost_model_and_prints_the_total(tmp_path, capsys, monkeypatch):
-    monkeypatch.setitem(catalog.COST, "toy", (("model.a", "model.reps"), 0.5))  # toy: reps = 2
+    monkeypatch.setitem(catalog.SIZE_KEYS, "toy", ("model.a", "model.reps"))  # toy: reps = 2
+    monkeypatch.setitem(catalog.MEASURED, "toy", {"quick": 0.5})
     assert run(tmp_path, "--dry-run") == 0
     lines = capsys.readouterr().out.splitlines()
     assert "  model.a=8: pending, ≈ 8 s (cost model)" in lines  # 0.5 s × 8 × 2
@@ -461,14 +470,15 @@ def test_dry_run_falls_back_to_the_cost_model_and_prints_the_total(tmp_path, cap
 def test_every_experiment_has_a_cost_model_at_both_scales():
     """A fresh checkout's --dry-run estimates every job: each experiment's size keys resolve."""
     for name in catalog.entries():
-        assert name in catalog.COST, name
+        assert catalog.cost(name, "quick"), name
         for scale in ("quick", "paper"):
             for p in sweep.plans([f"experiment={name}", f"scale={scale}"], checked=False):
                 assert all(catalog.units(name, job) for job in p.jobs), (name, scale)
 
 
 def test_the_progress_bar_weighs_each_job_by_its_estimated_cost(tmp_path, monkeypatch):
-    monkeypatch.setitem(catalog.COST, "toy", (("model.a",), 1.0))
+    monkeypatch.setitem(catalog.SIZE_KEYS, "toy", ("model.a",))
+    monkeypatch.setitem(catalog.MEASURED, "toy", {"quick": 1.0})
 
     class Bar:
         disable = False
