@@ -199,7 +199,14 @@ def why_in_part(claims: list[dict]) -> str:
         return "no paper claim (" + ", ".join(sorted({str(c.get("kind")) for c in claims})) + " only)"
     if any(c.get("verdict") != "pass" for c in paper):
         return "a paper claim is inconclusive"
-    return "resolution unmeasured or coarser than the target"
+    coarse = [c for c in paper if not resolved(c.get("detects"), c.get("detects_target"))]
+    unmeasured = [c for c in coarse if math.isnan(number(c.get("detects")))]
+    sizes = sorted(
+        {f"from {number(c.get('detects')):g} (target ≤ {number(c.get('detects_target')):g})" for c in coarse}
+        - {f"from nan (target ≤ {number(c.get('detects_target')):g})" for c in unmeasured}
+    )
+    notes = [f"{len(unmeasured)} of {len(paper)} paper claims' resolution not measured"] if unmeasured else []
+    return "; ".join(notes + ([f"detects its mistake {', '.join(sizes)}"] if sizes else []))
 
 
 def rows(records: list[dict]) -> list[list[str]]:

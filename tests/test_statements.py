@@ -172,3 +172,10 @@ def test_mfx_statements_and_list_load_no_pandas():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "LOADED []" in out.stderr and "statements reproduced" in out.stdout
+
+
+def test_a_part_in_part_for_its_resolution_says_how_many_are_unmeasured_and_what_the_others_detect():
+    claims = [claim("x.thm/depth", detects=""), claim("x.thm/depth", detects=0.2, target=0.05)]
+    assert statements.why_in_part(claims) == (
+        "1 of 2 paper claims' resolution not measured; detects its mistake from 0.2 (target ≤ 0.05)"
+    )
