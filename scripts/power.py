@@ -28,7 +28,7 @@ from mfx import cli, report, results
 from mfx import experiment as registry
 from mfx.resnet import model as resnet_model
 from tests.quadratic.mutations import sgd_with
-from tests.transformer.mutations import adjoint_interaction_scaled, kernel_scaled
+from tests.transformer.mutations import adjoint_interaction_scaled, kernel_scaled, residual_scale_scaled
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,11 @@ class Entry:
 
 def _resnet_alpha(mp, s):
     train = resnet_model.train
-    mp.setattr(resnet_model, "train", lambda *a, alpha=1.0, **k: train(*a, alpha=alpha * (1 + s), **k))
+
+    def wrong(W_E, W_U, U, V, X, Y, alpha=1.0, *args, **kwargs):
+        return train(W_E, W_U, U, V, X, Y, alpha * (1 + s), *args, **kwargs)
+
+    mp.setattr(resnet_model, "train", wrong)
 
 
 ENTRIES = {
@@ -59,6 +63,12 @@ ENTRIES = {
         "transformer_adjoint",
         "adjoint's interaction term × (1 − s)",
         lambda mp, s: adjoint_interaction_scaled(mp, 1 - s),
+    ),
+    "transformer_residual_scale": Entry(
+        "transformer_adjoint",
+        "residual scale (1 + s)/(L·H): an Euler step of the wrong length",
+        lambda mp, s: residual_scale_scaled(mp, 1 + s),
+        (0.01, 0.02, 0.05, 0.1),
     ),
     "resnet_limit_alpha": Entry(
         "resnet_limit", "the networks' residual scale α × (1 + s) against the limit's", _resnet_alpha

@@ -9,20 +9,11 @@ import json
 import pandas as pd
 import pytest
 from conftest import TEST_CONF
+from test_partial import refused
 
 from mfx import cli, results
 
 TOY = [f"hydra.searchpath=[file://{TEST_CONF}]", "experiment=toy"]
-
-
-def refused(capsys, argv, *words) -> str:
-    capsys.readouterr()
-    assert cli.main(argv) == 2
-    err = capsys.readouterr().err
-    assert len(err.splitlines()) == 1 and err.startswith("mfx: error: "), err
-    for w in words:
-        assert w in err, err
-    return err
 
 
 @pytest.fixture

@@ -1,0 +1,26 @@
+"""scripts/power.py: the rule that reads the smallest failing size, and entries that name real experiments."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+
+import power
+
+from mfx import experiment as registry
+
+
+def test_the_smallest_failing_size_is_the_one_from_which_every_larger_size_fails():
+    assert power.smallest_failing({0: "pass", 0.05: "pass", 0.1: "fail", 0.2: "fail"}) == 0.1
+    assert power.smallest_failing({0: "pass", 0.05: "fail", 0.1: "inconclusive", 0.2: "fail"}) == 0.2
+    assert math.isnan(power.smallest_failing({0: "pass", 0.1: "pass", 0.2: "inconclusive"}))
+    assert math.isnan(power.smallest_failing({0: "fail"}))  # the code as it is never counts
+
+
+def test_every_entry_names_a_registered_experiment_and_sizes_above_zero():
+    names = registry.load_all()
+    for entry in power.ENTRIES.values():
+        assert entry.experiment in names and all(s > 0 for s in entry.sizes), entry
