@@ -151,6 +151,7 @@ def _parser() -> argparse.ArgumentParser:
         "--claims", default="docs/claims-quick.csv", help="a claims.csv (default: docs/claims-quick.csv)"
     )
     dc.add_argument("--out", default="docs", help="the docs folder (default: docs)")
+    dc.add_argument("--readme", default="README.md", help="whose figure table and headline to rewrite")
     cb = sub.add_parser(
         "calibrate",
         help="measure the dry run's cost model (seconds per unit of job size) from a finished run",
@@ -960,6 +961,10 @@ def _docs(args) -> int:
         results.write_bytes(kept, source.read_bytes())
     texts = docs.render(kept, f"mfx docs --claims {kept}")
     written = [results.write_bytes(out / name, text.encode()) for name, text in texts.items()]
+    readme = Path(args.readme)
+    if readme.is_file():
+        new = docs.readme(readme.read_text(encoding="utf-8"), docs.read_claims(kept))
+        written.append(results.write_bytes(readme, new.encode()))
     print(f"wrote {', '.join(str(p) for p in written)} (claims: {kept})")
     return 0
 
