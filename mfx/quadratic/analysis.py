@@ -256,8 +256,10 @@ def _first_below(tau, y, level) -> float:
 
 
 def _log_interp(tau, y, t) -> float:
-    keep = (tau > 0) & (y > 0)
-    return float(np.exp(np.interp(t, tau[keep], np.log(y[keep])))) if np.isfinite(t) else float("nan")
+    keep = (tau > 0) & (y > 0)  # none at a zero init (ρ ≡ 0): NaN
+    if not (np.isfinite(t) and keep.any()):
+        return float("nan")
+    return float(np.exp(np.interp(t, tau[keep], np.log(y[keep]))))
 
 
 def _flattest(tau, q, end) -> float:
@@ -277,7 +279,7 @@ def norm_table(table, delta) -> pd.DataFrame:
     plateau and floor; NaN: not by the end), q_settled (mid diag Q at its flattest point before τ_esc, or
     before the end of a run that did not escape), |ρ| at τ_norm (`rho_at_norm`), at the method's derived,
     N-free τ_norm(g) (`tau_read`, `rho_at_read`; NaN in tables without that theory row) and at τ = 0 (`rho0`)."""
-    ok = table[table["status"] == "ok"]
+    ok = table[(table["status"] == "ok") & table["method"].isin(("ode", "sgd"))]  # not bocchi.init's runs
     series = ok[ok["tau"].notna()] if "tau" in ok else ok.iloc[:0]
     theory = ok[ok["tau"].isna()] if "tau" in ok else ok
     th = theory.pivot_table(index=["method", "p", "p_star"], columns="metric", values="value")

@@ -109,13 +109,16 @@ def initial_overlaps(
     dtype: torch.dtype = torch.float64,
     sigma0: float = 1.0,
     anisotropy: float = 0.0,
+    rho0_scale: float = 1.0,
 ) -> torch.Tensor:
     """M0 [S, p+p*, p+p*] with the exact law of [W0; W*][W0; W*]ᵀ/N at initialisation.
 
     teacher: model.TEACHERS ("orthonormal": T = teacher_T exactly; "gaussian": i.i.d. N(0, 1) rows).
     init: "gaussian" | "orthogonal" (the student kinds of model.student_weights, scale sigma0) or
     "idealised" (model.idealised_init: Q0 = σ0² I, ρ0 = σ0 G/√N, T = teacher_T; the teacher kind is
-    then irrelevant). anisotropy: model.teacher_T's κ (rows of W* scaled by √diag T). Needs N ≥ p + p*.
+    then irrelevant). anisotropy: model.teacher_T's κ (rows of W* scaled by √diag T). rho0_scale: as
+    model.student_weights (the students' Gaussian rows' part in the teacher's span × r, in frame
+    coordinates: the frame is orthonormal, so the projection is the one in R^N). Needs N ≥ p + p*.
     """
     k = p + p_star
     if teacher not in model.TEACHERS:
@@ -126,7 +129,7 @@ def initial_overlaps(
         raise ValueError(f"the overlap chain needs N ≥ p + p* (got N={N}, p+p*={k})")
     T = model.teacher_T(p_star, anisotropy)
     if init == "idealised":
-        rho0, Q0 = model.idealised_init(p, p_star, N, seeds, sigma0)
+        rho0, Q0 = model.idealised_init(p, p_star, N, seeds, sigma0, rho0_scale)
         M = np.zeros((len(seeds), k, k))
         M[:, :p, :p], M[:, :p, p:], M[:, p:, :p], M[:, p:, p:] = Q0, rho0, rho0.transpose(0, 2, 1), T
         if np.any(np.linalg.eigvalsh(M)[:, 0] < 0):
@@ -136,8 +139,11 @@ def initial_overlaps(
     Ms = []
     for s in seeds:
         L = _bartlett(_rng(s, "init"), k, N)
+        Ls, Lt = L[:p], L[p:]
+        if rho0_scale != 1.0:
+            Ls = Ls - (1.0 - rho0_scale) * np.linalg.solve(Lt @ Lt.T, Lt @ Ls.T).T @ Lt
         F = np.empty((k, k))
-        F[:p] = sigma0 * (_orthonormal_transform(L[:p], N) if init == "orthogonal" else L[:p])
+        F[:p] = sigma0 * (_orthonormal_transform(Ls, N) if init == "orthogonal" else Ls)
         F[p:] = t_scale * (_orthonormal_transform(L[p:], N) if teacher == "orthonormal" else L[p:])
         Ms.append(F @ F.T / N)
     return torch.from_numpy(np.stack(Ms)).to(dtype)

@@ -50,12 +50,27 @@ def teacher_weights(N, p_star, seeds, kind="orthonormal", anisotropy=0.0, dtype=
     return (W * scale[None, :, None]).to(dtype)
 
 
-def student_weights(N, p, seeds, kind="gaussian", sigma0=1.0, dtype=torch.float64):
+def student_weights(
+    N, p, seeds, kind="gaussian", sigma0=1.0, dtype=torch.float64, W_star=None, rho0_scale=1.0
+):
     """W0 [S, p, N]: i.i.d. N(0, σ0²) entries (Q0 ≈ σ0² I) or orthogonal rows of norm σ0√N (Q0 = σ0² I;
-    their overlap with a teacher drawn independently is random, of order N^-1/2)."""
+    their overlap with a teacher drawn independently is random, of order N^-1/2).
+
+    rho0_scale r sizes that overlap: the part of the Gaussian draw in the span of W*'s rows is multiplied
+    by r before the rows are orthonormalised, so ρ0 ≈ r·(its r = 1 value) (exactly r for the Gaussian
+    kind) and Q0 = σ0² I stays exact for the orthogonal kind; r = 0 makes the students orthogonal to the
+    teacher (ρ0 = 0), the ODE's fixed point. r = 1 draws the same numbers as before (W_star unused)."""
     G = runtime.randn((p, N), seeds, "quadratic", "student", dtype=torch.float64)
+    if rho0_scale != 1.0:
+        G = G - (1.0 - rho0_scale) * _onto_rows(G, W_star.double())
     W = _orthonormal_rows(G) if kind == "orthogonal" else G
     return (sigma0 * W).to(dtype)
+
+
+def _onto_rows(G: torch.Tensor, V: torch.Tensor) -> torch.Tensor:
+    """Projection of the rows of G [S, k, N] onto the span of the rows of V [S, r, N]."""
+    coef = torch.linalg.solve(V @ V.transpose(1, 2), V @ G.transpose(1, 2))  # [S, r, k]
+    return coef.transpose(1, 2) @ V
 
 
 def overlaps(W: torch.Tensor, W_star: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
@@ -67,11 +82,12 @@ def overlaps(W: torch.Tensor, W_star: torch.Tensor) -> tuple[np.ndarray, np.ndar
     return rho.numpy(), Q.numpy()
 
 
-def idealised_init(p, p_star, N, seeds, sigma0=1.0):
-    """N → ∞ initial condition (science §7b): Q0 = σ0² I, ρ0 = σ0 G/√N with G i.i.d. N(0,1) [S, p, p*]."""
+def idealised_init(p, p_star, N, seeds, sigma0=1.0, rho0_scale=1.0):
+    """N → ∞ initial condition (science §7b): Q0 = σ0² I, ρ0 = r σ0 G/√N with G i.i.d. N(0,1) [S, p, p*]
+    and r = rho0_scale (the orthogonal students' overlap at r = 1)."""
     G = runtime.randn((p, p_star), seeds, "quadratic", "rho0", dtype=torch.float64).numpy()
     Q0 = np.broadcast_to(sigma0**2 * np.eye(p), (len(seeds), p, p)).copy()
-    return sigma0 * G / np.sqrt(N), Q0
+    return rho0_scale * sigma0 * G / np.sqrt(N), Q0
 
 
 def _tr(A: np.ndarray) -> np.ndarray:

@@ -327,6 +327,47 @@ RANGES: dict[str, dict] = {
         "(science §6.1: all teacher directions of ρ are unstable); O(|ρ|²) shifts keep them ≈ −4aa*",
         "statement": "bocchi.hessian_plateau/saddle",
     },
+    "init.learns_sgd": {
+        "value": 0.1,
+        "why": "'learns' (bocchi.init): the seed median of (ε − floor)/(ε_pl − floor) at init_tau is ≤ 0.1, "
+        "i.e. the plateau left and 90 % of the way to the floor; init_tau = 10 is ≥ 2.5× the derived escape "
+        "(p*/8) ln N + C at N = 1e4, and a run that never escapes stays at ≥ 1 (zero init: 1.43 at p = 3, p* = 2)",
+        "post_hoc": "0 (a probe at seed 0's replicates 0–15 read at τ = 4 gave a median 0.06, max 0.18: "
+        "the horizon init_tau = 10 was set after it; the bound 0.1 was not changed)",
+        "statement": "bocchi.init/learns",
+        "mistake": "the students initialised at zero (W0 = 0, σ0 = 0): no size",
+    },
+    "init.learns_ode": {
+        "value": 0.1,
+        "why": "as init.learns_sgd, for the ODE at the same g from the idealised init (ρ0 = rσ0G/√N)",
+        "statement": "bocchi.init/learns",
+        "mistake": "'orthogonal' read as orthogonal to the teacher: ρ0 = 0, the ODE's fixed point (no size)",
+    },
+    "init.zero_exact": {
+        "value": 1e-12,
+        "why": "SGD from W0 = 0 stays at W = 0 exactly (every step ∝ λ = 0): ε(τ)/ε(0) − 1 is 0 to round-off",
+        "statement": "bocchi.init/zero_init",
+    },
+    "init.zero_overlap_stays": {
+        "value": 0.9,
+        "why": "the ODE from ρ0 = 0 keeps ρ = 0 (dρ ∝ ρ): ε settles at the plateau of q̄(g), ≥ ε_pl(g = 0) "
+        "(q̄(0) minimises the ρ = 0 risk), so the ratio is ≥ 1; 0.9 is 9× from the learning bound 0.1",
+        "statement": "bocchi.init/zero_init",
+    },
+    "init.q0_exact": {
+        "value": 1e-12,
+        "why": "orthonormalised rows (QR, float64): Q0 = σ0² I to round-off (≈ 1e-15); Gaussian students "
+        "miss it by ≈ √(2/N) ≈ 0.01 at N = 1e4",
+        "statement": "bocchi.init/setup",
+    },
+    "init.overlap_tol": {
+        "value": {"quick": 0.5, "paper": 0.45},
+        "why": "seed mean of N|ρ0|_F²/(r²σ0² p p*), expectation 1 (χ²_{pp*}/pp* for large N: per-seed SD "
+        "√(2/pp*) ≤ 0.71): SE ≤ 0.144 with 16 seeds at p·p* = 6 (quick), ≤ 0.125 with 32 seeds at p·p* ≥ 4 "
+        "(paper); the tolerance is ≥ 3.5 SE",
+        "statement": "bocchi.init/setup",
+        "mistake": "'orthogonal' read as orthogonal to the teacher: ρ0 = 0 (no size)",
+    },
     "curves.final_eps": {
         "value": {"quick": 1e-3, "paper": 1e-3},
         "why": "upper bound on ε_g at the fixed read time: below 1/600 of the plateau, and above the "

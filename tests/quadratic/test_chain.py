@@ -116,12 +116,16 @@ def test_factor_is_a_square_root_of_singular_and_nearly_singular_M():
 
 @pytest.mark.parametrize("teacher", model.TEACHERS)
 @pytest.mark.parametrize("init", ["gaussian", "orthogonal"])
-def test_initial_overlaps_have_the_law_of_the_weights(teacher, init):
-    """M0 entries vs the overlaps of model's weight draws over 400 seeds (two-sample KS, 7 entries), N = 12."""
+@pytest.mark.parametrize("r", [1.0, 0.3])
+def test_initial_overlaps_have_the_law_of_the_weights(teacher, init, r):
+    """M0 entries vs the overlaps of model's weight draws over 400 seeds (two-sample KS, 7 entries), N = 12,
+    at the independent draw's overlap (r = 1) and a smaller one (rho0_scale r = 0.3)."""
     N, p, p_star, seeds = 12, 2, 2, list(range(400))
-    M0 = chain.initial_overlaps(seeds, p, p_star, N, teacher=teacher, init=init, sigma0=0.7, anisotropy=0.4)
+    M0 = chain.initial_overlaps(
+        seeds, p, p_star, N, teacher=teacher, init=init, sigma0=0.7, anisotropy=0.4, rho0_scale=r
+    )
     Ws = model.teacher_weights(N, p_star, seeds, kind=teacher, anisotropy=0.4)
-    W0 = model.student_weights(N, p, seeds, kind=init, sigma0=0.7)
+    W0 = model.student_weights(N, p, seeds, kind=init, sigma0=0.7, W_star=Ws, rho0_scale=r)
     M_ref = chain.overlaps_of(W0, Ws)
     assert M0.dtype == torch.float64 and M0.shape == (400, 4, 4)
     torch.testing.assert_close(M0, M0.transpose(1, 2))
@@ -132,6 +136,19 @@ def test_initial_overlaps_have_the_law_of_the_weights(teacher, init):
             np.testing.assert_allclose(M0[:, i, j], M_ref[:, i, j], atol=1e-12)
             pvalues[(i, j)] = 1.0
     assert min(pvalues.values()) > 1e-4, pvalues
+
+
+@pytest.mark.parametrize("init", ["gaussian", "orthogonal"])
+def test_zero_rho0_scale_puts_the_students_orthogonal_to_the_teacher(init):
+    """r = 0: ρ0 = 0 to round-off in the chain and in the weights; orthogonal students keep Q0 = σ0² I."""
+    seeds = list(range(5))
+    M0 = chain.initial_overlaps(seeds, 3, 2, 50, init=init, sigma0=0.7, rho0_scale=0.0).numpy()
+    Ws = model.teacher_weights(50, 2, seeds)
+    rho0, Q0 = model.overlaps(model.student_weights(50, 3, seeds, init, 0.7, W_star=Ws, rho0_scale=0.0), Ws)
+    for rho, Q in ((M0[:, :3, 3:], M0[:, :3, :3]), (rho0, Q0)):
+        np.testing.assert_allclose(rho, 0.0, atol=1e-14)
+        if init == "orthogonal":
+            np.testing.assert_allclose(Q, np.broadcast_to(0.49 * np.eye(3), Q.shape), atol=1e-14)
 
 
 def test_idealised_init_is_the_odes():

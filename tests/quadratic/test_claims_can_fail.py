@@ -175,6 +175,53 @@ def test_norms_rho_scaling_fails_when_the_chain_steps_at_a_stale_N(run_experimen
     _all_fail("quad_norms", table, "SGD overlaps stay at their initial order")
 
 
+def _init_with(monkeypatch, **change):
+    """Mistakes of the initialisation: every chain and idealised init drawn with `change` (sigma0 or
+    rho0_scale) whatever the config says."""
+    init_chain, init_ode = chain.initial_overlaps, model.idealised_init
+
+    def chain_init(*args, **kwargs):
+        return init_chain(*args, **{**kwargs, **change})
+
+    def ode_init(p, p_star, N, seeds, sigma0=1.0, rho0_scale=1.0):
+        return init_ode(p, p_star, N, seeds, **{"sigma0": sigma0, "rho0_scale": rho0_scale, **change})
+
+    monkeypatch.setattr(chain, "initial_overlaps", chain_init)
+    monkeypatch.setattr(model, "idealised_init", ode_init)
+
+
+def test_init_sgd_learns_fails_with_a_zero_init(run_experiment, monkeypatch):
+    """Mistake: the students initialised at zero (W0 = 0): SGD's steps ∝ λ vanish, ε stays at ε(0) =
+    1.43 ε_pl (p = 3, p* = 2), far above the 0.1 of the gap the claim allows."""
+    _init_with(monkeypatch, sigma0=0.0)
+    table = run_experiment("quad_norms", *SMALL_NORMS)
+    _all_fail("quad_norms", table, "SGD from the paper's init")
+
+
+def test_init_ode_and_overlap_claims_fail_with_students_orthogonal_to_the_teacher(
+    run_experiment, monkeypatch
+):
+    """Mistake: 'orthogonal' read as orthogonal to the teacher (ρ0 = 0): the ODE never leaves its fixed
+    point ρ = 0, and the overlap's size is 0 instead of 1. (SGD still learns: its noise starts ρ.)"""
+    _init_with(monkeypatch, rho0_scale=0.0)
+    table = run_experiment("quad_norms", *SMALL_NORMS)
+    _all_fail("quad_norms", table, "ODE from the paper's init")
+    _all_fail("quad_norms", table, "teacher overlap of the init")
+
+
+def test_init_zero_claim_fails_when_zero_is_a_small_random_init(run_experiment, monkeypatch):
+    """The identity can fail: a 'zero' init drawn as a small random one (σ0 = 1e-3) learns: the norms grow
+    as e^{4τ} and the overlaps follow, so ε(τ_end) is far from ε(0)."""
+    original = chain.initial_overlaps
+
+    def small(*args, sigma0=1.0, **kwargs):
+        return original(*args, sigma0=sigma0 or 1e-3, **kwargs)
+
+    monkeypatch.setattr(chain, "initial_overlaps", small)
+    table = run_experiment("quad_norms", *SMALL_NORMS)
+    _all_fail("quad_norms", table, "SGD from the zero init")
+
+
 # ------------------------------------------------------------------------------- mistakes in the numerics
 
 

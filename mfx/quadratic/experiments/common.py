@@ -75,8 +75,13 @@ def _seeds(cfg, n):
 def _weights(m, N, seeds, student=None):
     dtype = SGD_DTYPES[m.sgd_dtype]
     W_star = model.teacher_weights(N, m.p_star, seeds, m.teacher, m.teacher_anisotropy, dtype)
-    W0 = model.student_weights(N, m.p, seeds, student or m.init, m.sigma0, dtype)
+    W0 = model.student_weights(N, m.p, seeds, student or m.init, m.sigma0, dtype, W_star, m.rho0_scale)
     return W0, W_star
+
+
+def _idealised(m, N, seeds):
+    """The ODE's N → ∞ initial condition (model.idealised_init) at this model's σ0 and rho0_scale."""
+    return model.idealised_init(m.p, m.p_star, N, seeds, m.sigma0, m.rho0_scale)
 
 
 def _sgd(m, N, seeds, a, a_star, eta, steps, stop=None, student=None, method=None):
@@ -96,6 +101,7 @@ def _sgd(m, N, seeds, a, a_star, eta, steps, stop=None, student=None, method=Non
             init=student or m.init,
             sigma0=m.sigma0,
             anisotropy=m.teacher_anisotropy,
+            rho0_scale=m.rho0_scale,
         ).numpy()
         rho0, Q0, T = M0[:, :p, p:], M0[:, :p, :p], M0[:, p:, p:]
         halt = None if stop is None else (lambda rho, Q: stop(rho, Q, T))
@@ -179,6 +185,7 @@ def _check_model(cfg, N_values=None):
     check(cfg, "model.teacher_anisotropy", float, low=0, high=0.99)
     check(cfg, "model.init", str, choices=model.STUDENTS)
     check(cfg, "model.sigma0", float, low=0, open_low=True)
+    check(cfg, "model.rho0_scale", float, low=0)
     check(cfg, "model.ode_init", str, choices=("idealised", "matched"))
     check(cfg, "model.ode_method", str, choices=ode.METHODS)
     check(cfg, "model.ode_rtol", float, low=0, open_low=True)
@@ -187,7 +194,7 @@ def _check_model(cfg, N_values=None):
     check(cfg, "model.ode_seeds", int, low=1)
     check(cfg, "model.sgd_seeds", int, low=1)
     check(cfg, "model.sgd_dtype", str, choices=tuple(SGD_DTYPES))
-    check(cfg, "model.tau_max", float, low=0, open_low=True)
+    check(cfg, "model.tau_max", float, low=0, high=1e4, open_low=True)  # 25× the papers' longest
     check(cfg, "seed", int, low=0)
     check(cfg, "model.sgd_method", str, choices=SGD_METHODS)
     if cfg.runtime.device == "cuda":

@@ -27,6 +27,7 @@ from mfx.quadratic.experiments.common import (
     PAPER,
     XCHECK,
     _check_model,
+    _idealised,
     _long,
     _ode,
     _scale,
@@ -105,7 +106,7 @@ def run_curves(cfg):
         rho0, Q0 = model.overlaps(W0, W_star)
         T_o = model.overlaps(W_star, W_star)[1]
     else:
-        rho0, Q0 = model.idealised_init(m.p, m.p_star, m.N, ode_seeds, m.sigma0)
+        rho0, Q0 = _idealised(m, m.N, ode_seeds)
         T_o = T
     tau = tau_ode
     # `ode` runs at the SGD learning rate (with the η² term); `ode_gf` is the gradient-flow limit g → 0,
@@ -115,7 +116,7 @@ def run_curves(cfg):
     # long enough to be flat: at N = 1000 and p = 8 the flattest point is still 2% above the plateau.
     rho, Q = _ode(m, rho0, Q0, T_o, a, a_star, tau, g)
     rows.append(_long("ode", tau, g, ode_seeds, _trajectory_metrics(rho, Q, T_o, a, a_star), **coords))
-    rho0, Q0 = model.idealised_init(m.p, m.p_star, m.gf_N, ode_seeds, m.sigma0)
+    rho0, Q0 = _idealised(m, m.gf_N, ode_seeds)
     rho, Q = _ode(m, rho0, Q0, T, a, a_star, tau, 0.0)
     rows.append(
         _long(

@@ -30,6 +30,7 @@ from mfx.quadratic.experiments.common import (
     PAPER,
     XCHECK,
     _check_model,
+    _idealised,
     _long,
     _ode,
     _scale,
@@ -66,7 +67,7 @@ def run_escape(cfg):
     run_sgd = m.p == m.p_star or not m.sgd_diagonal
     N_all = sorted(set(m.ode_N) | (set(m.sgd_N) if run_sgd else set()))
     seeds = _seeds(cfg, m.ode_seeds)
-    inits = [model.idealised_init(m.p, m.p_star, N, seeds, m.sigma0) for N in N_all]
+    inits = [_idealised(m, N, seeds) for N in N_all]
     rho0 = np.concatenate([r for r, _ in inits])
     Q0 = np.concatenate([q for _, q in inits])
     tau = np.arange(0.0, m.tau_max + 1e-9, m.tau_step)

@@ -20,6 +20,7 @@ from mfx.quadratic.analysis import counts
 from mfx.quadratic.experiments.common import (
     BASE_MEMORY,
     _check_model,
+    _idealised,
     _ode,
     _scale,
     _seeds,
@@ -53,7 +54,7 @@ def run_hessian(cfg):
     s = model.solution_scale(a, a_star)
     q_bar, _ = model.plateau(m.p, T, a, a_star)
     coords = {"p": m.p, "p_star": m.p_star, "N": m.N}
-    rho0, Q0 = model.idealised_init(m.p, m.p_star, m.N, _seeds(cfg, 1), m.sigma0)
+    rho0, Q0 = _idealised(m, m.N, _seeds(cfg, 1))
     tau = np.concatenate([[0.0], np.geomspace(1e-2, m.tau_max, m.n_times)])
     rho, Q = _ode(m, rho0, Q0, T, a, a_star, tau, 0.0)
     states = {"plateau": (np.zeros((m.p, m.p_star)), q_bar * np.eye(m.p), hessian.plateau_spectrum)}
@@ -109,7 +110,7 @@ def _reached_plateau(cfg, T, a, a_star):
     threshold = 0.5 * (eps_pl + model.eps_underparameterized(m.p, m.p_star, a_star))
     seeds = _seeds(cfg, m.plateau_seeds)
     tau = np.arange(0.0, horizon + 1e-9, m.plateau_dtau)
-    rho0, Q0 = model.idealised_init(m.p, m.p_star, N, seeds, m.sigma0)
+    rho0, Q0 = _idealised(m, N, seeds)
     rho_o, Q_o = _ode(m, rho0, Q0, T, a, a_star, tau, 0.0)
     g = m.sgd_g
 
@@ -180,7 +181,7 @@ def validate_hessian(cfg):
     _check_model(cfg)
     if cfg.model.N < cfg.model.p + cfg.model.p_star:
         raise ConfigError(f"model.N must be ≥ p + p* for the Hessian (got N={cfg.model.N})")
-    check(cfg, "model.n_times", int, low=2)
+    check(cfg, "model.n_times", int, low=2, high=10**4)
     check(cfg, "model.group_tol", float, low=0, open_low=True)
     check(cfg, "model.sgd_g", float, low=0, open_low=True)
     check(cfg, "model.sgd_tau_max", float, low=0, open_low=True)

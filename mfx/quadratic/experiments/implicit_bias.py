@@ -46,6 +46,7 @@ from mfx.quadratic.analysis import (
 from mfx.quadratic.experiments.common import (
     BASE_MEMORY,
     _check_model,
+    _idealised,
     _long,
     _ode,
     _scale,
@@ -75,7 +76,7 @@ def run_implicit_bias(cfg):
     s = model.solution_scale(a, a_star)
     coords = {"p": m.p, "p_star": m.p_star}
     seeds = _seeds(cfg, m.ode_seeds)
-    rho0, Q0 = model.idealised_init(m.p, m.p_star, m.N, seeds, m.sigma0)
+    rho0, Q0 = _idealised(m, m.N, seeds)
     tau = np.concatenate(
         [[0.0], np.geomspace(1e-2, m.tau_max, int(m.per_decade * np.log10(m.tau_max / 1e-2)) + 1)]
     )
