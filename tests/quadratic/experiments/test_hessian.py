@@ -5,14 +5,16 @@ def test_quad_hessian_quick(quick_table, claims_of):
     claims = claims_of("quad_hessian")
     statements = " ".join(c.statement for c in claims)
     assert "negative eigenvalues at the plateau" in statements and "at the solution" in statements
-    # 3 p × 2 constructed states × 3, 3 p × (ODE, SGD) × 3 at the reached minimum and at the reached plateau
-    assert len(claims) == 3 * 2 * 3 + 3 * 2 * 3 + 3 * 2 * 3
+    # per (p, p*) of 3 p × 2 p* (p* = 1 with p > 1: the manifold of issue 38 §5): 2 constructed states × 3,
+    # (ODE, SGD) × 3 at the reached minimum and at the reached plateau
+    assert len(claims) == 6 * (2 * 3 + 2 * 3 + 2 * 3)
+    assert {c.statement.rsplit("p*=", 1)[1] for c in claims} == {"1", "2"}
     constructed = [c for c in claims if "reaches" not in c.statement]
     # closed forms at built states: derived checks (a wrong risk, q̄ or s fails them), not identities
     assert {c.kind for c in constructed} == {"derived"}
     assert all(c.statement_id for c in claims)
     saddle = [c for c in claims if "is a saddle" in c.statement]
-    assert len(saddle) == 6 and {c.kind for c in saddle} == {"paper"}
+    assert len(saddle) == 12 and {c.kind for c in saddle} == {"paper"}
     assert all(c.measured <= -0.5 for c in saddle)
     reached = [c for c in claims if "minimum" in c.statement and "reaches" in c.statement]
     assert {c.kind for c in reached} == {"paper"}
