@@ -3,9 +3,10 @@ torch, pandas, matplotlib or Hydra (seconds of start-up); the commands that comp
 
 `module(name)` returns a stand-in bound at module level like an import; reading one of its
 attributes imports the module (once; later reads are the module's own).  Only the front doors —
-`mfx.cli` and `mfx.api` (which `import mfx` loads) — bind modules this way, and only heavy ones
-(tests/test_imports.py checks both); every other module imports at its top as usual.  The stand-in
-is not put in `sys.modules`, so nothing that scans it (inspect, pickling) loads it by accident.
+the command line (`mfx.cli`, `mfx.runner`, `mfx.commands`) and `mfx.api` (which `import mfx` loads)
+— bind modules this way, and only heavy ones (tests/test_imports.py checks both); every other
+module imports at its top as usual.  The stand-in is not put in `sys.modules`, so nothing that
+scans it (inspect, pickling) loads it by accident.
 """
 
 from __future__ import annotations

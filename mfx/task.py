@@ -25,7 +25,7 @@ from mfx import experiment as registry
 from mfx import locks, results, runtime
 from mfx.sweep import one_line
 
-# Progress over the jobs of a sweep run in this process (basic launcher), set by mfx.cli: a bar whose
+# Progress over the jobs of a sweep run in this process (basic launcher), set by mfx.runner: a bar whose
 # total is the jobs' estimated seconds, and each job's estimate by its job hash (what it adds when it ends).
 bar = None
 costs: dict[str, float] = {}

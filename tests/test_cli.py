@@ -14,7 +14,7 @@ import pytest
 from conftest import TEST_CONF
 
 import mfx
-from mfx import catalog, cli, sweep
+from mfx import catalog, cli, commands, runner, sweep
 from mfx import experiment as registry
 
 TOY = [f"hydra.searchpath=[file://{TEST_CONF}]", "experiment=toy"]
@@ -242,7 +242,7 @@ def test_dry_run_into_a_closed_pipe_ends_quietly(tmp_path):
 def test_a_finished_sweep_resumes_without_launching_a_job(tmp_path, capsys, monkeypatch):
     assert run(tmp_path) == 0
     capsys.readouterr()
-    monkeypatch.setattr(cli, "_hydra", lambda argv: pytest.fail("a finished sweep launched Hydra"))
+    monkeypatch.setattr(runner, "_hydra", lambda argv: pytest.fail("a finished sweep launched Hydra"))
     assert run(tmp_path) == 0
     assert "4 jobs (0 run, 4 skipped, 0 failed)" in capsys.readouterr().out
 
@@ -273,7 +273,7 @@ def test_one_job_is_one_job(tmp_path, capsys):
 
 def test_audit_states_its_cost_before_it_starts(tmp_path):
     args = cli._parser().parse_args(["audit", "--seeds", "10", "--out", str(tmp_path)])
-    text = cli._audit_cost(args, ["resnet_phase"])
+    text = runner._audit_cost(args, ["resnet_phase"])
     # no earlier run under --out: the cost model's estimate (mfx/catalog.py)
     assert text.startswith("audit: 1 experiment × 10 seeds = 200 jobs, ≈ ") and "without" not in text
     assert not any(tmp_path.iterdir())  # stating the cost runs nothing
@@ -542,7 +542,7 @@ def test_status_and_compare_do_not_hang_on_a_fifo_or_a_huge_claims_file(tmp_path
     assert compare.returncode == 2 and compare.stderr.count("\n") == 1
     (sweep_folder / "claims.csv").unlink()
     with open(sweep_folder / "claims.csv", "wb") as f:
-        f.truncate(cli.MAX_CLAIMS_BYTES + 1)  # sparse: larger than any claims file mfx writes
+        f.truncate(commands.MAX_CLAIMS_BYTES + 1)  # sparse: larger than any claims file mfx writes
     assert cli.main(["status", str(tmp_path)]) == 0
     assert cli.main(["compare", str(sweep_folder / "claims.csv"), str(sweep_folder)]) == 2
 

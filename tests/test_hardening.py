@@ -25,7 +25,7 @@ from conftest import TEST_CONF
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from omegaconf import OmegaConf
 
-from mfx import cli, locks, results, sweep
+from mfx import cli, locks, results, runner, sweep
 from mfx import experiment as registry
 from mfx.cache import cached
 
@@ -706,4 +706,4 @@ def test_an_all_digit_sweep_hash_stays_a_string():
 
 
 def test_experiment_all_means_the_papers_experiments():
-    assert "toy" in registry.load_all() and "toy" not in cli._experiments(["experiment=all"])
+    assert "toy" in registry.load_all() and "toy" not in runner._experiments(["experiment=all"])

@@ -1,6 +1,7 @@
 """The package's import graph: acyclic, every import at module level, and job processes free of matplotlib."""
 
 import ast
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -88,6 +89,19 @@ def test_import_graph_is_acyclic():
             visit(node, [])
 
 
+# The command line's layers: cli parses and dispatches, runner runs sweeps, commands read what they
+# left.  Imports go down this list only, and no other module of mfx imports one of them.
+LAYERS = ("mfx.cli", "mfx.runner", "mfx.commands")
+
+
+def test_the_command_line_imports_one_way():
+    graph = _graph()
+    for i, name in enumerate(LAYERS):
+        assert not graph[name] & set(LAYERS[:i]), f"{name} imports a layer above it"
+    below = {name: deps & set(LAYERS) for name, deps in graph.items() if name not in LAYERS}
+    assert {name: deps for name, deps in below.items() if deps} == {"mfx.__main__": {"mfx.cli"}}
+
+
 def test_plots_import_analysis_never_experiments():
     graph = _graph()
     for family in ("resnet", "quadratic", "transformer"):
@@ -107,9 +121,10 @@ def test_a_job_process_does_not_import_matplotlib():
 
 # Start-up: `mfx --help`, `--version` and `list` load none of these (seconds of start-up between them).
 HEAVY = ("torch", "pandas", "matplotlib", "hydra", "scipy")
-# The only modules allowed to bind a module lazily (mfx.lazy.module) — the front doors, where a light
-# command must not pay for a heavy one — and only modules whose top level loads a HEAVY library.
-FRONT_DOORS = {"cli.py", "api.py"}
+# The only modules allowed to bind a module lazily (mfx.lazy.module) — the front doors (the command
+# line's three layers and the API), where a light command must not pay for a heavy one — and only
+# modules whose top level loads a HEAVY library.
+FRONT_DOORS = {"cli.py", "runner.py", "commands.py", "api.py"}
 
 
 @pytest.mark.parametrize(
@@ -123,6 +138,42 @@ def test_light_commands_load_no_heavy_library(argv):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "LOADED []" in out.stderr, out.stderr[-500:]
+
+
+@pytest.fixture(scope="module")
+def dry_run_modules(tmp_path_factory) -> list[str]:
+    """The modules `mfx run experiment=all --dry-run` loads, in a fresh process (one for every check)."""
+    out = tmp_path_factory.mktemp("dry-run")
+    code = (
+        "import json, sys; from mfx import cli\n"
+        f"code = cli.main(['run', 'experiment=all', 'out={out}', '--dry-run'])\n"
+        "print(json.dumps([code, sorted(sys.modules)]), file=sys.stderr)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    code, modules = json.loads(done.stderr.splitlines()[-1])
+    assert code == 0 and "total: " in done.stdout, done.stderr[-500:]
+    return modules
+
+
+# A dry run plans, validates and estimates the jobs: it draws nothing and computes nothing.  torch and
+# pandas still load (issue 41 §4): every experiment's checks (`validate`, `memory`) live in modules that
+# import torch at their top (family code), and mfx.results, whose job states the dry run reads, imports
+# pandas at its top.  When they no longer do, these marks fail the test: remove them.
+NOT_YET = "the dry run's checks and job states still come with {}: issue 41 §4"
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "matplotlib",
+        "mfx.report",
+        "mfx.plotting",
+        pytest.param("torch", marks=pytest.mark.xfail(strict=True, reason=NOT_YET.format("torch"))),
+        pytest.param("pandas", marks=pytest.mark.xfail(strict=True, reason=NOT_YET.format("pandas"))),
+    ],
+)
+def test_a_dry_run_loads_nothing_it_does_not_need(dry_run_modules, module):
+    assert not [m for m in dry_run_modules if m == module or m.startswith(module + ".")]
 
 
 def test_lazy_binding_only_in_the_front_doors_and_only_for_heavy_modules():

@@ -2,7 +2,7 @@
 one line in the family's table (mfx/<family>/metrics.py); the check of each quick sweep is
 in tests/sweep_checks.py."""
 
-from mfx import catalog, cli
+from mfx import catalog, cli, commands
 
 
 def test_a_numbered_metric_matches_its_pattern_and_nothing_else():
@@ -17,6 +17,6 @@ def test_mfx_metrics_prints_each_experiments_glossary(capsys):
     for name in catalog.entries():
         metrics = catalog.glossary(name)[1]
         assert f"metrics of {name} " in out and all(f"  {m} " in out for m in metrics)
-    assert max(len(line) for line in out.splitlines()) <= cli.WIDTH
+    assert max(len(line) for line in out.splitlines()) <= commands.WIDTH
     assert cli.main(["metrics", "resnet_deph"]) == 2
     assert "did you mean 'resnet_depth'" in capsys.readouterr().err
