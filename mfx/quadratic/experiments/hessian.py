@@ -156,7 +156,7 @@ def _reached_plateau(cfg, T, a, a_star):
 
 def _reached_minima(cfg, rho_ode, Q_ode, T, a, a_star):
     """Zero-mode split of the Hessian at the end states of the gradient-flow ODE (embedded at N) and of
-    one-pass SGD (the overlap chain at sgd_N, its own Gaussian students, g = sgd_g, horizon sgd_tau_max)."""
+    one-pass SGD (the overlap chain at sgd_N, its own students (model.init), g = sgd_g, horizon sgd_tau_max)."""
     m = cfg.model
     band, cos_min = rng("hessian_zero_band"), rng("hessian_tangent_cos")
     seeds = _seeds(cfg, m.sgd_seeds)

@@ -15,11 +15,13 @@ ODE (science §3.2, mfx/quadratic/ode.py) keeps Q = q I with, writing c = a p q 
   N: 4 for the mean readout).  So x(τ) = 1/(1 + (1/x0 − 1)e^{−κτ}), and |x − 1| ≤ δ from
       τ_norm = (1/κ) ln(|1/x0 − 1|(1 ± δ)/δ)    (+ when q0 > q̄, − when q0 < q̄).
   At g > 0 the same scalar ODE, with q̄(g), gives τ_norm(g) = ∫ dq/(4qF(q)) from q0 to q̄(g)(1 ± δ) (by
-  quadrature): SGD's N-free read time.  SGD's own first crossing of δ is not N-free: its students start at
-  Q_kk = σ0²(1 ± √(2/N)), and where q0 lies within ≈ 2δ of q̄(g) (p = 8: q̄(0.1) = 0.90, q0 = 1) that spread
+  quadrature): SGD's N-free read time.  SGD's own first crossing of δ is not N-free: Gaussian students start
+  at Q_kk = σ0²(1 ± √(2/N)) (orthogonal ones, the default since issue 38, at σ0² exactly, but SGD's noise on Q
+  then spreads them by O(√(g/N))), and where q0 lies within ≈ 2δ of q̄(g) (p = 8: q̄(0.1) = 0.90, q0 = 1) that spread
   of the largest of p entries delays the crossing by O(N^-1/2) (seed-median SGD τ_norm 0.285, 0.234, 0.215
   at N = 1e4, 3e4, 1e5, p = 8, p* = 2, against τ_norm(g) = 0.175), and ρ grows meanwhile: |ρ| read at the
-  per-seed crossing falls as N^-0.62 (paper scale, seed 0), |ρ| read at τ_norm(g) as N^-0.53.
+  per-seed crossing falls as N^-0.62 (paper scale, seed 0, Gaussian students), |ρ| read at τ_norm(g) as
+  N^-0.53 (quick, p = 3, seed 0: per-seed crossing −0.556 Gaussian, −0.549 orthogonal).
 - Overlaps: dρ/dτ = −2ρ[c + 2aq − 2a*] = ρ[4a* − (κ/2)(x − 1)], and ∫(x − 1)dτ = −ln(x/x0)/κ, so
       ρ(τ) = ρ0 e^{4a*τ} √(q(τ)/q0):
   at τ_norm, |ρ|/|ρ0| is an N-free number (≈ 3.5 at p = 3, p* = 2, δ = 0.02): ρ stays ∝ N^-1/2.
