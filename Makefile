@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.mfx-installed
 OUT ?= outputs
 
-.PHONY: install test test-all test-slurm demo figures docs audit power bench lint clean
+.PHONY: install test test-all test-slurm demo figures paper docs audit power bench lint clean
 
 install: $(STAMP)
 
@@ -40,6 +40,13 @@ demo: install
 figures: install
 	$(BIN)/mfx run experiment=all scale=quick out=$(OUT)
 	@echo "report: $(OUT)/report-quick/report.html"
+
+# every experiment at paper scale, each sweep launched as mfx chooses for the cores it sees (mfx/launch.py);
+# restartable (rerun to resume); then the timing record docs/performance.md and the dry run's costs
+paper: install
+	$(BIN)/mfx run experiment=all scale=paper out=$(OUT)
+	$(BIN)/mfx calibrate $(OUT) --performance docs/performance.md
+	@echo "report: $(OUT)/report-paper/report.html"
 
 # docs/statements.md, docs/claims.md and the README's figure table, from every experiment at quick scale
 docs: figures

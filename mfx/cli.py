@@ -102,6 +102,9 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=raw,
     )
     cb.add_argument("out", metavar="OUT", help="an output folder of finished sweeps")
+    cb.add_argument(
+        "--performance", metavar="PATH", help="also write the run's timing record there (docs/performance.md)"
+    )
     mt = sub.add_parser(
         "metrics",
         help="what each column and metric of an experiment's rows means",

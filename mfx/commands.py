@@ -19,6 +19,7 @@ import signal
 import sys
 import textwrap
 import time
+from datetime import datetime
 from pathlib import Path
 
 from mfx import api, catalog, docs, lazy, statements
@@ -162,7 +163,58 @@ def _calibrate(args) -> int:
     text = json.dumps({"measured": source, "seconds_per_unit": table}, indent=1, sort_keys=True) + "\n"
     results.write_bytes(catalog.COSTS, text.encode())
     print(f"wrote {catalog.COSTS}")
+    if args.performance:
+        record = timing_record(by_sweep, f"mfx calibrate {out} --performance {args.performance}")
+        print(f"wrote {results.write_bytes(Path(args.performance), record.encode())}")
     return 0
+
+
+def timing_record(by_sweep: dict[tuple[str, str], list[dict]], command: str) -> str:
+    """docs/performance.md: per scale and experiment, the jobs' wall and CPU seconds (their provenance:
+    `seconds`, `cpu_seconds`) and the sweep's span from its first job's start to its last job's end —
+    the whole set's CPU minutes and wall beside them."""
+    lines = [
+        "# Performance: what each sweep of a run cost",
+        "",
+        report.generated_by(command),
+        "",
+        (
+            "CPU: the jobs' process CPU time (every thread); job wall: their own wall times added up; span: "
+            "from the sweep's first job's start to its last job's end (several jobs at once make it shorter "
+            "than the job wall). Measured on the machine in the header, under whatever else ran there."
+        ),
+    ]
+    for scale in SCALES:
+        sweeps = sorted((name, provs) for (name, s), provs in by_sweep.items() if s == scale)
+        if not sweeps:
+            continue
+        lines += [
+            "",
+            f"## scale {scale}",
+            "",
+            "| experiment | jobs | CPU (s) | job wall (s) | span (s) | threads |",
+        ]
+        lines += ["|---|---|---|---|---|---|"]
+        span_all, cpu_all = 0.0, 0.0
+        for name, provs in sweeps:
+            wall = sum(float(v.get("seconds") or 0) for v in provs)
+            cpu = sum(float(v.get("cpu_seconds") or math.nan) for v in provs)
+            end = [datetime.strptime(v["finished"], "%Y-%m-%dT%H:%M:%S%z").timestamp() for v in provs]
+            start = [e - float(v.get("seconds") or 0) for e, v in zip(end, provs)]
+            threads = sorted(
+                {str((v.get("config") or {}).get("runtime", {}).get("threads", "?")) for v in provs}
+            )
+            span = max(end) - min(start)
+            lines.append(
+                f"| {name} | {len(provs)} | {cpu:.0f} | {wall:.0f} | {span:.0f} | {', '.join(threads)} |"
+            )
+            span_all, cpu_all = span_all + span, cpu_all + cpu
+        # the sweeps of `mfx run experiment=all` run one after another: the run's wall is their spans' sum
+        lines.append(
+            f"| **all** | {sum(len(p) for _, p in sweeps)} | **{cpu_all / 60:.1f} min** | | "
+            f"**{span_all / 60:.1f} min** | |"
+        )
+    return "\n".join(lines) + "\n"
 
 
 def _docs(args) -> int:

@@ -25,7 +25,7 @@ from typing import NamedTuple
 from omegaconf import OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from mfx import api, catalog, lazy, locks
+from mfx import api, catalog, launch, lazy, locks
 from mfx import experiment as registry
 from mfx.commands import interrupt, out_folder, plural, variant_of, warn
 from mfx.experiment import ConfigError
@@ -111,8 +111,9 @@ def run(args: list[str], combined: bool = True) -> int:
         return 0
     if printing:
         return max(_hydra(p.hydra_overrides() + [p.replace.get(a, a) for a in _args(args, p)]) for p in plans)
+    auto = len(plans) > 1 and not launch.user_chose(overrides)  # mfx picks each sweep's launch
     if dry:
-        return _dry_run(plans)
+        return _dry_run(plans, auto)
     previous = signal.signal(signal.SIGTERM, interrupt)
     run_id, saved = uuid.uuid4().hex, os.environ.get(results.RUN_ID)
     os.environ[results.RUN_ID] = run_id  # jobs sign their done.json: the tally counts this run's own
@@ -122,7 +123,9 @@ def run(args: list[str], combined: bool = True) -> int:
         for i, p in enumerate(plans):
             todo = _job_states(p)
             progress = _progress(plans, i, todo, estimates) if len(plans) > 1 else ""
-            failed += _run_plan(p, _args(args, p), run_id, todo, progress)
+            words, chosen = launch.choose(_work(todo), launch.cores()) if auto else ("", [])
+            progress += f"; launch: {words}" if words else ""
+            failed += _run_plan(p, _args(args, p) + chosen, run_id, todo, progress)
     except KeyboardInterrupt:
         total = sum(len(p.jobs) for p in plans)
         complete = sum(_tally(p, run_id)[0] + _tally(p, run_id)[1] for p in plans)
@@ -243,12 +246,10 @@ def _run_plan(p, args: list[str], run_id: str, todo, progress: str) -> int:
     )
     if progress:
         print(progress, flush=True)
-    launch, cancelled = None, None
+    launch_dir, cancelled = None, None
     if not (p.jobs[0].resume and all(t.done for t in todo)):  # a finished sweep launches nothing
-        launch = runtime.launch_folder()
-        known = [t.seconds for t in todo if t.seconds is not None]
-        fill = statistics.median(known) if known else 1.0  # a job without an estimate weighs as a typical one
-        task.costs = {h: fill if t.seconds is None else t.seconds for h, t in zip(p.job_hashes, todo)}
+        launch_dir = runtime.launch_folder()
+        task.costs = dict(zip(p.job_hashes, _work(todo, pending=False)))
         # weighted by cost (jobs take 0.1 s to minutes): the bar's total is the jobs' estimated seconds
         task.bar = runtime.progress(
             total=sum(task.costs.values()),
@@ -258,17 +259,17 @@ def _run_plan(p, args: list[str], run_id: str, todo, progress: str) -> int:
             bar_format=BAR,
         )
         try:
-            _hydra(p.hydra_args(args, launch))
+            _hydra(p.hydra_args(args, launch_dir))
         except Exception as e:  # submitit: a job SLURM cancelled or killed at its time limit
             if type(e).__name__ != "UncompletedJobError":
                 raise
-            cancelled = task.slurm_outcome(launch)
+            cancelled = task.slurm_outcome(launch_dir)
         finally:
             task.bar.close()
             task.bar, task.costs = None, {}
     ran, skipped, missing, elsewhere = _tally(p, run_id)
     others = f"{elsewhere} running in another process, " if elsewhere else ""
-    logs = launch / ".submitit" if launch else None
+    logs = launch_dir / ".submitit" if launch_dir else None
     if cancelled is not None:
         then = f"SLURM cancelled {missing + elsewhere} of {len(p.jobs)} jobs; {ran + skipped} done{cancelled}"
     elif elsewhere:
@@ -290,8 +291,8 @@ def _run_plan(p, args: list[str], run_id: str, todo, progress: str) -> int:
             f"{tally}; "
             + (f"{then}; rerun the same command to resume" if then else f"next: mfx report {p.folder}")
         )
-    if launch and (not (missing or elsewhere) or not logs.is_dir()):
-        shutil.rmtree(launch, ignore_errors=True)
+    if launch_dir and (not (missing or elsewhere) or not logs.is_dir()):
+        shutil.rmtree(launch_dir, ignore_errors=True)
     return missing + elsewhere
 
 
@@ -340,12 +341,29 @@ SOURCES = {
 }
 
 
-def _dry_run(plans) -> int:
+def _work(todo, pending: bool = True) -> list[float]:
+    """The estimated seconds of each (pending) job; a job without an estimate weighs as a typical one."""
+    known = [t.seconds for t in todo if t.seconds is not None]
+    fill = statistics.median(known) if known else 1.0
+    return [fill if t.seconds is None else t.seconds for t in todo if not (pending and t.done)]
+
+
+def _wall(seconds: list[float], chosen: list[str]) -> float:
+    """A sweep's wall time under its launch: processes finish no sooner than the largest job or the work
+    shared out; threads and serial runs are counted at the work itself (threads gain less than the
+    cores on these small tensors: an upper bound)."""
+    n = next((int(o.split("=")[1]) for o in chosen if o.startswith("hydra.launcher.n_jobs=")), 1)
+    return max(max(seconds, default=0.0), sum(seconds) / n)
+
+
+def _dry_run(plans, auto: bool = False) -> int:
     """Each job of each sweep, done (resume skips it) or pending, with its estimated time and where
-    the estimate comes from; totals."""
-    pending_total, unknown, count, modelled = 0.0, 0, 0, 0
+    the estimate comes from, and (`auto`) the launch mfx picks for it; totals."""
+    pending_total, unknown, count, modelled, wall = 0.0, 0, 0, 0, 0.0
     for p in plans:
         states = _job_states(p)
+        words, chosen = launch.choose(_work(states), launch.cores()) if auto else ("", [])
+        wall += _wall(_work(states), chosen)
         pending = [t for t in states if not t.done]
         seconds = sum(t.seconds for t in pending if t.seconds is not None)
         missing = sum(t.seconds is None for t in pending)
@@ -357,6 +375,7 @@ def _dry_run(plans) -> int:
             + (f", {missing} without an estimate" if missing else "")
             + f"), grid axes {', '.join(p.axes) or '(none)'}"
             + (f", variant of {p.experiment} ({' '.join(p.overrides)})" if p.variant else "")
+            + (f"; launch: {words}" if words and pending else "")
         )
         for job, t in zip(p.jobs, states):
             point = ", ".join(f"{k}={OmegaConf.select(job, k)}" for k in p.axes) or "the only job"
@@ -379,6 +398,11 @@ def _dry_run(plans) -> int:
             f"; {modelled} of them from the cost model (measured at quick on 2 cores: a rough guide, "
             "replaced by the jobs' own times once they ran)"
             if modelled
+            else ""
+        )
+        + (
+            f"; ≈ {_duration(wall)} of wall with these launches on {launch.cores()} cores"
+            if auto and count
             else ""
         )
     )

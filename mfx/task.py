@@ -81,6 +81,7 @@ def _job(cfg: DictConfig, job_dir: Path, start: float) -> str:
 
 def _compute(cfg: DictConfig, job_dir: Path, start: float) -> str:
     """The job under its lock: skipped if complete, else computed and written."""
+    cpu_start = time.process_time()
     state, done = results.job_state(job_dir)
     if cfg.resume and state == "complete" and done.get("job_hash") == results.job_hash(cfg):
         return "skipped"
@@ -102,7 +103,14 @@ def _compute(cfg: DictConfig, job_dir: Path, start: float) -> str:
     grid = {kv.split("=", 1)[0] for kv in hydra_cfg.job.override_dirname.split(",")}
     internal = {"experiment", "sweep_hash", "variant", *results.VOLATILE, *grid}
     variant = [o for o in hydra_cfg.overrides.task if o.split("=", 1)[0].lstrip("+~") not in internal]
-    extra = {"overrides": variant, "job": hydra_cfg.job.override_dirname, "warnings": warned}
+    extra = {
+        "overrides": variant,
+        "job": hydra_cfg.job.override_dirname,
+        "warnings": warned,
+        # the process's CPU time since the job began (every thread; a launcher runs one job per process
+        # at a time): with `seconds`, what the timing record (`mfx calibrate --performance`) adds up
+        "cpu_seconds": round(time.process_time() - cpu_start, 3),
+    }
     # done.json is written last: a failure before it leaves the job incomplete
     results.write_job(job_dir, rows, cfg, str(rt.device), time.perf_counter() - start, extra, Path(cfg.out))
     other = rows.loc[rows["status"] != "ok", "status"].value_counts()  # diverged, no_escape, …

@@ -254,9 +254,10 @@ def test_several_experiments_show_overall_progress_and_end_with_one_report(tmp_p
     assert (
         out[0]
         == "[1/2] toy/quick: 4 jobs, 4 pending; the whole run ≈ < 1 s left + 8 jobs without an estimate"
+        "; launch: serial"  # mfx picks each sweep's launch (mfx.launch): tiny work runs serially
     )
     assert (
-        "[2/2] toy/quick: 4 jobs, 0 pending; the whole run ≈ < 1 s left" in out
+        "[2/2] toy/quick: 4 jobs, 0 pending; the whole run ≈ < 1 s left; launch: serial" in out
     )  # estimates made at the start
     assert (
         out[-1]
