@@ -97,6 +97,25 @@ def width_fit(table: pd.DataFrame, metric: str = "err_mc") -> tuple[fit.Fit, int
     return fit.power_law(r["H"], r["value"]), L
 
 
+def travel(table: pd.DataFrame) -> float:
+    """RMS over the inputs of |ŷ_ref(T) − ŷ_ref(0)|: how far training moved the limit's output (the same
+    reference in every job of a sweep; NaN without the rows)."""
+    t = _limit(table, "travel_ref")
+    return float(t["value"].mean()) if len(t) else float("nan")
+
+
+def diagonal(table: pd.DataFrame, metric: str = "err") -> pd.DataFrame:
+    """The joint path L, H → ∞ through the grid: the k-th largest L with the k-th largest H (quick:
+    (2, 1), (4, 4), (8, 16), (16, 64)), with the RMS over seeds of `metric` and, over the limit's travel,
+    `rel` (the error as a share of how far training moved the limit's output).  Sorted by L·H."""
+    r = rms_over_seeds(table, metric).set_index(["L", "H"])
+    Ls, Hs = sorted(r.index.unique("L"), reverse=True), sorted(r.index.unique("H"), reverse=True)
+    cells = [c for c in zip(Ls, Hs) if c in r.index]
+    d = r.loc[cells].reset_index() if cells else r.iloc[:0].reset_index()
+    d["rel"] = d["value"] / travel(table)
+    return d.sort_values("LH").reset_index(drop=True)
+
+
 LAW_TERMS = ("A", "B", "C")  # the coefficients of x², 1/(LH) and x/(LH)
 
 

@@ -40,6 +40,13 @@ RANGES: dict[str, dict] = {
     "ntk_block_mismatch": {
         "value": 0,
         "why": "the block ⇔ Gram equivalence is exact at L = 1 (ntk.py derivation): no case may disagree",
+        "statement": "barboni.ntk_equivalence/qk",
+        "mistake": "the query among its own keys at weight s (its softmax logit shifted by log s; s = 1 the query "
+        "appended to the keys): attention no longer translation-covariant; size s",
+        # scripts/power.py transformer_block_query_key (model.dist=translates,cube model.ns=[64], the can-fail
+        # test's sub-grid; seed 0): 0 cases disagree at s = 0, 44 at s = 0.001, 48 at 0.01, 0.1 and 0.25 — the
+        # translate pair's Q/K blocks turn positive while its Gram modulo affine stays null
+        "detects": {"quick": 0.001},
     },
     "discrete_positive_share": {
         "value": 1.0,
@@ -117,8 +124,10 @@ RANGES: dict[str, dict] = {
         "post_hoc": "0 (quick, the first run)",
         "statement": "barboni.forward_wellposed/stable",
         "mistake": "residual scale 1/(L·H^(1−a)) (the head mean partly a sum): Lip F ×H^a; size a",
-        # not resolved: residual_scale_H_power0.1 reads −0.09 ± 0.16 (inconclusive), 0.05 −0.17 (pass); no
-        # size measured that fails it, so no `detects`
+        # scripts/power.py transformer_wp_head_power --sizes 0.25,0.5 (FAST rows, seed 0): 0.236 ± 0.201 inconclusive
+        # at 0.25, 1.44 ± 0.31 fail at 0.5 (earlier, scripts/mutations.py: 0.05 −0.17 pass, 0.1 −0.09 ± 0.16
+        # inconclusive). Coarser than the 0.25 target: C's H exponent has u ≈ 0.14–0.3 with 4 seeds
+        "detects": {"quick": 0.5},
     },
     "gf_step_order": {
         "value": 1.0,
@@ -141,8 +150,10 @@ RANGES: dict[str, dict] = {
         "statement": "barboni.gradient_flow/samplings",
         "mistake": "GD learning rate η·L·H^(1−a) (the head factor partly forgotten): each H's flow runs H^a too slowly; "
         "size a",
-        # not resolved: learning_rate_H_power0.25 reads −0.375 ± 0.05 (passes: each H's change is normalised by its
-        # own size, so a slower flow is seen only through its shape); no `detects`
+        # not resolved at any size: learning_rate_H_power0.25 reads −0.375 ± 0.05 (scripts/mutations.py), and
+        # scripts/power.py transformer_gf_lr_H --sizes 0.5,1 (FAST rows, seed 0) −0.377 ± 0.056 at 0.5 and
+        # −0.396 ± 0.058 at 1 (the H factor wholly forgotten): all pass — each H's change is normalised by its
+        # own size, so a slower flow is seen only through its shape. It cannot reach the target: no `detects`
     },
     "gf_loss_drop": {
         "value": 0.8,
@@ -151,6 +162,23 @@ RANGES: dict[str, dict] = {
     },
     # ---------------------------------------------------------------- end transformer_ntk (E3), adjoint
     # ---------------------------------------------------------------- transformer_limit (E1)
+    "E1_joint": {
+        "value": {"quick": 0.2, "paper": 0.1},
+        "why": "the paper's joint limit, read at the end of the grid's diagonal as err(L, H)/|ŷ_ref(T) − ŷ_ref(0)| "
+        "(set before its first data, from the law and the targets): 𝔼 err² = A x² + (B + C x)/(LH) with B ≈ 0.28 "
+        "and A ≈ 0.02–0.45 over the data draws (E1_A_gain, A/B 0.07–1.6) gives err ≈ 0.02–0.03 at quick's (16, 64) "
+        "(x = 1/32) and about half that at paper's (32, 64); the targets are at |y − ŷ(0)| ≈ √d and R(T)/R(0) ≈ "
+        "0.6 (E1_loss_drop), so the limit moves ≳ 0.3 and the ratio is ≈ 0.05–0.1 at quick. The bound, 0.2 at "
+        "quick (0.1 at paper), is 2–4 times that. Seed 0 (quick) read 0.028 ± 0.004 (the move was 0.79, more than "
+        "estimated); no training reads ≈ 5e6",
+        "statement": "barboni.mean_field_limit",
+        "mistake": "GD learning rate η·L^(1−s)·H (the depth factor of η·L·H partly forgotten): the network at L and "
+        "the reference at L_ref run to flow times (L_ref/L)^s apart; size s",
+        # not resolved: scripts/mutations.py learning_rate_L_power0.25 (seed 0) reads 0.035 ± 0.002 at (16, 64)
+        # against 0.028 ± 0.004 without it (the flows both approach the targets; a 19 % flow-time mismatch moves
+        # the trained outputs by ≈ 1 % of the move). It fails without training (4.8e6: the move is ≈ 4e-9); a
+        # sized mistake it resolves is not known, so no `detects`
+    },
     "E1_depth_L_min": {
         "value": 4,
         "why": "the 1/L expansions of the law (depth error a·x + a₂·(1/L² − 1/L_ref²), b²(L) = B + C·x) "
@@ -235,8 +263,14 @@ RANGES: dict[str, dict] = {
         "for every seed and chosen without the bound; at T = 25 two of the fresh seeds 1010–1019 had runs "
         "with a small λ_min(K_0) still short of 8 decades)",
         "statement": "barboni.linear_convergence/global_min",
-        "mistake": "GD learning rate η·L (the head factor H of η·L·H forgotten): the flow H times too slow",
+        "mistake": "GD learning rate η·L·H^(1−s) (the head factor of η·L·H partly forgotten; s = 1: η·L): the flow "
+        "H^s times too slow; size s",
         "post_hoc": "1010–1019 (T 25 → 50)",
+        # scripts/power.py transformer_global_min_lr_H (case injective, L = 8, H = 16, seed 0): log10 R_T/R_0 of
+        # the worst run −22 (the float64 floor) at s = 0, −17.7 ± 1.9 pass at 0.25, −8.9 ± 2.9 inconclusive at
+        # 0.5, −4.6 ± 1.6 fail at 0.75, −2.4 ± 0.7 at 1. It cannot reach the 0.25 target: the loss falls 22
+        # decades by T where the claim asks 8, so a flow up to ~4× slower (16^0.5) still passes
+        "detects": {"quick": 0.75},
     },
     "E2_rate_T": {
         "value": 1.0,

@@ -75,7 +75,9 @@ STATEMENTS: list[Statement] = [
             "": "the trained L×H network's output tends to the limit's as L, H → ∞ (both the depth and the "
             "width error vanish); the rates 1/L and (LH)^(−1/2) are mfx's derivation, not the paper's"
         },
-        untestable="the summary gives no rate; mfx has only derived claims for it (transformer_limit)",
+        untestable="the limit itself (mfx reads the convergence at the end of its grid's diagonal, relative to how "
+        "far training moved the limit's output: transformer_limit); the summary gives no rate, so the rates are "
+        "derived claims",
     ),
     Statement(
         id="barboni.linear_convergence",

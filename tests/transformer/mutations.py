@@ -51,6 +51,31 @@ def query_among_its_keys(mp):
     mp.setattr(model, "_layer", wrong)
 
 
+def query_among_its_keys_weighted(mp, w: float):
+    """`query_among_its_keys` with a size: the query appended to the keys at weight w (its softmax logit
+    shifted by log w; w = 1 is the binary mistake, w → 0 the right attention), so the keys' law is the
+    cloud's tilted by a point mass of relative weight w at the query."""
+
+    def attend(A, V, Z, X, q):
+        S, N, m, d = Z.shape
+        H = A.shape[1]
+        keys = torch.cat([X, q.unsqueeze(2)], dim=2)
+        AZ = torch.einsum("shab,snmb->snahm", A, Z).reshape(S, N, d, H * m)
+        logits = keys @ AZ
+        logits[:, :, -1] += torch.log(torch.as_tensor(w, dtype=logits.dtype))
+        P = torch.softmax(logits, dim=-2)
+        M = (P.transpose(-1, -2) @ keys).reshape(S, N, H, m, d)
+        return torch.einsum("shab,snhmb->snma", V, M)
+
+    def wrong(A, V, X, q, scale, update_context):
+        q_new = q + scale * attend(A, V, q.unsqueeze(2), X, q).squeeze(2)
+        if update_context:
+            X = X + scale * model._attend(A, V, X, X)
+        return X, q_new
+
+    mp.setattr(model, "_layer", wrong)
+
+
 def head_mean_twice(mp):
     """The mean over the H heads taken twice: Σ_h V_h ∇Λ(A_h z) written as a mean over h inside the layer,
     on top of the residual scale 1/(L·H). The update is H times too small and every tangent kernel H² times
@@ -81,6 +106,17 @@ def gmm_without_separation(mp):
 
     def wrong(family, p, z, **kwargs):
         return log_mgf(family, 1.0 if family == "gmm2" else p, z, **kwargs)
+
+    mp.setattr(families, "log_mgf", wrong)
+
+
+def gmm_separation_shrunk(mp, a: float):
+    """`gmm_without_separation` with a size: the 2-GMM separation p written as p^(1−a) in its Λ (a = 1 is the
+    binary mistake, every member at p = 1): the members' separations pulled together."""
+    log_mgf = families.log_mgf
+
+    def wrong(family, p, z, **kwargs):
+        return log_mgf(family, p ** (1 - a) if family == "gmm2" else p, z, **kwargs)
 
     mp.setattr(families, "log_mgf", wrong)
 
@@ -182,7 +218,12 @@ def learning_rate_H_power(mp, a: float):
     mp.setattr(model, "learning_rate", lambda eta, L, H: eta * L * H ** (1 - a))
 
 
-# name → mistake (with its arguments fixed), for the command-line runner
+def learning_rate_L_power(mp, a: float):
+    """GD learning rate η·L^(1−a)·H: the depth factor partly forgotten, each L's flow L^a too slow — the
+    network at depth L and the reference at L_ref then run to different flow times, (L_ref/L)^a apart."""
+    mp.setattr(model, "learning_rate", lambda eta, L, H: eta * L ** (1 - a) * H)
+
+
 def heads_shared_across_layers(mp):
     """One draw of H heads used at every layer (the L layers' parameters drawn once and repeated): the
     network's kernel is an average over H heads, not L·H, so it converges to K_∞ only as H^(−1/2)."""
@@ -205,6 +246,7 @@ def kernel_without_LH(mp):
     mp.setattr(ntk, "ntk_blocks", wrong)
 
 
+# name → mistake (with its arguments fixed), for the command-line runner
 MUTATIONS = {
     "heads_shared_across_layers": heads_shared_across_layers,
     "kernel_without_LH": kernel_without_LH,
@@ -244,6 +286,11 @@ MUTATIONS = {
         for a in (0.05, 0.1, 0.25)
     },
     **{
-        f"learning_rate_H_power{a}": (lambda mp, a=a: learning_rate_H_power(mp, a)) for a in (0.05, 0.1, 0.25)
+        f"learning_rate_H_power{a}": (lambda mp, a=a: learning_rate_H_power(mp, a))
+        for a in (0.05, 0.1, 0.25, 0.5, 1.0)
+    },
+    **{
+        f"learning_rate_L_power{a}": (lambda mp, a=a: learning_rate_L_power(mp, a))
+        for a in (0.05, 0.1, 0.25, 0.5)
     },
 }

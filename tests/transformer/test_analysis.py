@@ -1,5 +1,6 @@
 import numpy as np
 import pandas as pd
+import pytest
 
 from mfx.transformer import analysis
 
@@ -111,6 +112,20 @@ def test_depth_and_width_fits_and_shares_follow_the_law():
 def test_limit_fits_on_a_partial_grid_are_nan_not_errors():
     t = _limit_table(Ls=(4,), Hs=(1,))
     assert np.isnan(analysis.error_law(t)["A"]) and analysis.depth_fit(t).n == 1
+
+
+def test_the_diagonal_pairs_the_largest_L_with_the_largest_H_over_the_limits_move():
+    """The joint path through the grid: the k-th largest L with the k-th largest H, each cell's RMS error
+    over seeds divided by the limit's move (travel_ref, one row per job)."""
+    t = _limit_table(Ls=(2, 4, 8, 16))
+    move = {"experiment": "transformer_limit", "status": "ok", "L": 16, "H": 64, "L_ref": 32}
+    t = pd.concat([t, pd.DataFrame([dict(move, metric="travel_ref", value=0.5)])], ignore_index=True)
+    d = analysis.diagonal(t)
+    assert list(zip(d["L"], d["H"])) == [(2, 1), (4, 4), (8, 16), (16, 64)]
+    x, mc = 1 / 16 - 1 / 32, np.sqrt(0.5**2 / (16 * 64))
+    assert d["rel"].iloc[-1] == pytest.approx(np.hypot(0.6 * x, mc) / 0.5)
+    assert analysis.travel(t) == 0.5
+    assert np.isnan(analysis.diagonal(t[t["metric"] != "travel_ref"])["rel"]).all()
 
 
 def test_merge_curves_sorts_each_curve_by_decreasing_spacing():

@@ -80,6 +80,7 @@ def test_limit_claims_fail_without_training(run_experiment, monkeypatch, seed):
     _all_fail(
         "transformer_limit",
         table,
+        "the trained L×H network converges to the limit",
         "the measured networks are trained",
         "training makes the depth error",
     )

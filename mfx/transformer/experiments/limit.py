@@ -40,7 +40,7 @@ import pandas as pd
 import torch
 from omegaconf import DictConfig, OmegaConf
 
-from mfx import fit, runtime
+from mfx import fit, runtime, statements
 from mfx.experiment import Claim, Experiment, check, register
 from mfx.transformer import model
 from mfx.transformer.analysis import (
@@ -48,8 +48,11 @@ from mfx.transformer.analysis import (
     LAW_TERMS,
     depth_boot_slopes,
     depth_fit,
+    diagonal,
     error_law,
+    rms_over_seeds,
     shares,
+    travel,
     width_boot_slopes,
     width_fit,
 )
@@ -189,6 +192,8 @@ def run(cfg: DictConfig) -> list[dict]:
     rows = [
         dict(coords, metric="err_depth", value=_rms(y_full[-1], y_ref[-1])),
         dict(coords, metric="err_depth_t0", value=_rms(y_full[0], y_ref[0])),
+        # how far training moved the limit's output: the scale the trained networks' error is read against
+        dict(coords, metric="travel_ref", value=_rms(y_ref[-1], y_ref[0])),
     ]
     # the depth error of every bootstrap pool (`pool` = 1 … B): its spread is the pool's sampling error
     boot = _rms(full["yhat"][-1, 1:], ref["yhat"][-1, 1:])
@@ -281,13 +286,59 @@ def _log_ratio(a: float, ua: float, b: float, ub: float) -> tuple[float, float]:
     return math.log10(a / b), math.hypot(ua / a, ub / b) / math.log(10)
 
 
+def _joint_limit(t: pd.DataFrame, scale: str, seeds: int) -> Claim:
+    """The paper's statement (issue 39 §3): the trained L×H network's output tends to the limit's as L, H
+    → ∞ together.  Read at the end of the grid's diagonal (largest L with largest H) as a share of how far
+    training moved the limit's output: a scale that training sets, so that untrained networks (their
+    error is the t = 0 discretisation and sampling error, over a move of ≈ 0) fail, and a flow that does
+    not match the limit's (a learning rate whose depth or head factor is off) leaves an error of the order
+    of the mismatch times the move.  The rates of the two parts are the derived claims below."""
+    d = diagonal(t)
+    move = travel(t)
+    r = RANGES["E1_joint"]
+    if d.empty:
+        L = H = 0
+        rel = depth = width = float("nan")
+    else:
+        L, H, rel = int(d["L"].iloc[-1]), int(d["H"].iloc[-1]), float(d["rel"].iloc[-1])
+        depth = float(t.loc[(t["metric"] == "err_depth") & (t["L"] == L), "value"].mean()) / move
+        mc = rms_over_seeds(t, "err_mc")
+        width = float(mc.loc[(mc["L"] == L) & (mc["H"] == H), "value"].mean()) / move
+
+    def at_end(b: pd.DataFrame) -> float:
+        e = rms_over_seeds(b, "err")
+        return float(e.loc[(e["L"] == L) & (e["H"] == H), "value"].mean()) / move
+
+    path = ", ".join(f"({c.L}, {c.H}): {c.rel:.3g}" for c in d.itertuples())
+    return Claim.at_most(
+        E,
+        f"the trained L×H network converges to the limit as L, H → ∞ jointly: its error at the end of the "
+        f"grid's diagonal, (L, H) = ({L}, {H}), over the limit's trained move |ŷ_ref(T) − ŷ_ref(0)|",
+        rel,
+        r["value"][scale],
+        detail=f"along the diagonal (error over the move): {path}; at ({L}, {H}) the depth part "
+        f"|f_{{L,P}} − f_ref| is {depth:.3g} and the width part |f_{{L,H}} − f_{{L,P}}| (RMS over seeds) "
+        f"{width:.3g} of the move, {move:.3g} (RMS over the inputs); scale={scale}",
+        u=_bootstrap(t, at_end),
+        how="seed bootstrap SD",
+        points=len(d),
+        seeds=seeds,
+        min_points=3,
+        kind="paper",
+        source="the paper (summary shared/seeds/004 §'Methodik: Duale Mittelwert-Feld-Darstellung'): training "
+        "the L×H network is the mean-field dynamics in the joint limit L, H → ∞; the bound is mfx's "
+        f"(mfx/transformer/ranges.py E1_joint); {CONVENTIONS}",
+        **statements.power(r, scale),
+    )
+
+
 def claims(table: pd.DataFrame) -> list[Claim]:
     scale = str(table["scale"].iloc[0])
     t = table[(table["experiment"] == E) & (table["status"] == "ok")]
     per_H = t[t["metric"] == "err"].groupby("H")["seed"].nunique()
     seeds = int(per_H.min()) if len(per_H) else 0  # the seeds every cell has (paper: more at small H)
     seeds_note = ", ".join(f"H = {h}: {k}" for h, k in per_H.items())
-    out = []
+    out = [_joint_limit(t, scale, seeds)]
     fd = depth_fit(t)
     # the pool is a sample of P heads: the exponent's u is its fit SE ⊕ the SD over bootstrap pools
     boot = depth_boot_slopes(t)

@@ -50,7 +50,7 @@ import pandas as pd
 import torch
 from omegaconf import DictConfig, OmegaConf
 
-from mfx import fit, runtime
+from mfx import fit, runtime, statements
 from mfx.experiment import Claim, ConfigError, Experiment, check, register
 from mfx.transformer import families, ntk
 from mfx.transformer.analysis import block_agreement, discrete_curves, merge_curves
@@ -533,11 +533,11 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             "merging members tends to that of a copy (λ_min = 0); a check of the merge sweep",
         )
     )
-    out += _block_claims(t, seeds) + _discrete_claims(t)
+    out += _block_claims(t, seeds, scale) + _discrete_claims(t)
     return out
 
 
-def _block_claims(t: pd.DataFrame, seeds: int) -> list[Claim]:
+def _block_claims(t: pd.DataFrame, seeds: int, scale: str) -> list[Claim]:
     """The block ⇔ Gram equivalences of the block table, both directions (issue 24 §1)."""
     out = []
     for blocks, gram, kind, statement, source in (
@@ -594,10 +594,11 @@ def _block_claims(t: pd.DataFrame, seeds: int) -> list[Claim]:
                 seeds=seeds,
                 kind=kind,
                 source=source,
-                statement_id="barboni.ntk_equivalence/qk",
-                mistake="the query among its own keys (attention no longer translation-covariant); no size"
-                if kind == "paper"
-                else "",
+                **(
+                    statements.power(RANGES["ntk_block_mismatch"], scale)
+                    if kind == "paper"
+                    else {"statement_id": "barboni.ntk_equivalence/qk"}
+                ),
             )
         )
     return out

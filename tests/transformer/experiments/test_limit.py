@@ -11,6 +11,7 @@ from mfx.transformer.experiments import limit
 
 NAME = "transformer_limit"
 ISSUE_CLAIMS = [
+    "the trained L×H network converges to the limit as L, H → ∞ jointly",
     "depth error",
     "width error",
     "the measured networks are trained",
@@ -18,7 +19,7 @@ ISSUE_CLAIMS = [
     "the law's width term B/(LH)",
     "the error law A x² + (B + C x)/(LH)",
 ]
-KINDS = ["derived"] * 4 + ["identity", "derived"]
+KINDS = ["paper"] + ["derived"] * 4 + ["identity", "derived"]
 
 
 def test_experiment_runs_end_to_end_and_its_claims_pass(quick_table):
