@@ -347,12 +347,15 @@ def limit_width_slope(table):
     return fit.power_law(big["M"], big["value"]), L_max, len(big)
 
 
-def limit_chaos_slope(table):
+def limit_chaos_slope(table, widest=None):
     """(power-law fit in M of the units' coupling distance to their limit copies (metric chaos, RMS
-    over reps, step K) at the largest L, that L, points): propagation of chaos at rate 1/√(LM)."""
+    over reps, step K) at the largest L, that L, points): propagation of chaos at rate 1/√(LM).
+    `widest`: fit over M ≥ M_max/widest only (the asymptotic end of the grid); None: every M."""
     err = rms_over_seeds(table, "resnet_limit", "chaos", ["L", "M"])
     L_max = err["L"].max() if len(err) else float("nan")
     big = err[err["L"] == L_max]
+    if widest is not None and len(big):
+        big = big[big["M"] >= big["M"].max() / widest]
     return fit.power_law(big["M"], big["value"]), L_max, len(big)
 
 

@@ -31,7 +31,11 @@ RANGES: dict[str, dict] = {
     # ---------------------------------------------------------------- resnet_depth / resnet_width
     "depth_slope_M1": {
         "statement": "chizat.hidden_width/M1",
-        "mistake": "units tied across layers (U[l] = U[0], the expand bug; no size)",
+        "mistake": "units of different layers correlated: u_l = √(1−s)·u_l + √s·u_0, v alike (size s, the "
+        "correlation; s = 1 is the expand bug U[l] = U[0]); inconclusive at s = 0.5, fails at 1 (quick, "
+        "seed 0): the correlated part adds to the error only at second order in s (tanh is odd), so "
+        "depth still averages most of it away",
+        "detects": {"quick": 1.0},
         "post_hoc": "0..3, 1000..1002 (the L range 2..32 → 2..128 after their slopes scattered)",
         "value": -0.5,
         "tol": {"quick": 0.15, "paper": 0.1},
@@ -39,9 +43,17 @@ RANGES: dict[str, dict] = {
         "(L ≤ 128, 8 reps) leaves a seed-bootstrap SD of ≈ 0.05, so ± 0.15 keeps 2u ≤ tol; the same "
         "range at every GD step k shown (Thm 1 holds after k steps)",
     },
+    "depth_steps_M1": {
+        "statement": "chizat.hidden_width/M1",
+        "mistake": "units of different layers correlated s (as depth_slope_M1; size s, the correlation)",
+        "detects": {"quick": 0.3},
+        "reason": "the power record of the every-step claim of depth_slope_M1 (its range is that entry's)",
+    },
     "depth_r2": {
         "statement": "chizat.thm1/fit",
-        "mistake": "units tied across layers (no size)",
+        "mistake": "units of different layers correlated: u_l = √(1−s)·u_l + √s·u_0, v alike (size s, the "
+        "correlation; s = 1: units tied across layers, the expand bug)",
+        "detects": {"quick": 0.3},
         "post_hoc": "1000..1009 (the M grid to 1024 after R² failed 2 of them; chosen on 2000..2005)",
         "value": {"quick": 0.9, "paper": 0.95},
         "reason": "'the measured errors agree with a/L + b/√(LM)' (summary §4); R² in log space; quick "
@@ -59,7 +71,11 @@ RANGES: dict[str, dict] = {
     },
     "width_floor_share": {
         "statement": "chizat.thm1/depth",
-        "mistake": "every block reads h_0 instead of h_{l−1} (no ODE, no 1/L term; no size)",
+        "mistake": "every block reads h_{l−1} − s·(h_{l−1} − h_0) instead of h_{l−1} (size s, the share of the "
+        "state replaced by the embedding; s = 1: every block reads h_0, no ODE, no 1/L term).  The share "
+        "falls only slowly with s (0.62 at s = 0.5, 0.36 at 0.8, quick seed 0), so the bound 0.15, far "
+        "below the 0.68 measured, sees only the whole mistake: the claim cannot reach the target",
+        "detects": {"quick": 1.0},
         "post_hoc": "0..9 (the 0.15 bound set after measuring 0.68 there)",
         "value": {"quick": 0.15, "paper": 0.15},
         "reason": "the 1/L (Euler) term is present (the bound is tight): a/L carries ≥ 15 % of the "
@@ -88,7 +104,10 @@ RANGES: dict[str, dict] = {
     },
     "dim_r2": {
         "statement": "chizat.thm3/fit",
-        "mistake": "units drawn N(0, I) instead of N(0, D·I) (no size)",
+        "mistake": "units drawn N(0, D^(1−2δ)·I) instead of N(0, D·I) (size δ, an exponent shift; δ = ½ is "
+        "the std-1 habit N(0, I)); inconclusive at δ = 0.1–0.3 (the fit's R² scatters), fails at ½",
+        "detects": {"quick": 0.5},
+        "target": {"quick": 0.05, "paper": 0.05},
         "post_hoc": "0..9 (the 0.85 bound set after measuring R² 0.94–0.98 there)",
         "value": {"quick": 0.85, "paper": 0.9},
         "reason": "'the measured errors agree with a/L + b√(D/(LM))' (summary §4), read as b√(D/(LM)) "
@@ -116,7 +135,10 @@ RANGES: dict[str, dict] = {
     },
     "lazy_p": {
         "statement": "chizat.thm2/alpha",
-        "mistake": "the tangent-limit reference drawn with another embedding (no size)",
+        "mistake": "the tangent-limit reference drawn with an embedding partly not the rep's, "
+        "√(1−s)·W_E + √s·(another draw) (size s, the foreign share of its variance; s = 1: another "
+        "network's limit); training off (GD rate × 0) fails it too",
+        "detects": {"quick": 0.2},
         "value": -1.0,
         "reason": "Thm 2: error O(1/α + 1/L + α/√(LM)): the falling term decays at least like 1/α",
     },
@@ -182,8 +204,9 @@ RANGES: dict[str, dict] = {
     },
     "phase_gamma_star": {
         "statement": "chizat.phase/critical",
-        "mistake": "residual scale off by D^δ (size δ, an exponent shift)",
-        "detects": {"quick": 0.2},
+        "mistake": "residual scale off by D^δ, α = D^(γ−½+δ) (size |δ|, an exponent shift): δ > 0 fails it from "
+        "0.2, δ < 0 from 0.3 (quick, seed 0; 0.05 and 0.1 inconclusive both ways)",
+        "detects": {"quick": 0.3},
         "target": {"quick": 0.05, "paper": 0.05},
         "value": 0.5,
         "tol": {"quick": 0.1, "paper": 0.07},
@@ -194,7 +217,10 @@ RANGES: dict[str, dict] = {
     },
     "phase_update_lazy": {
         "statement": "chizat.phase/lazy",
-        "mistake": "residual multiplier α = D^γ/D (v's variance for its std; no size)",
+        "mistake": "residual scale D^(γ−δ)/(LM), α = D^(γ−½−δ) (size δ, an exponent shift; δ = ½ is "
+        "α = D^γ/D, v's variance taken for its std); inconclusive at δ = 0.1, 0.2, fails from 0.3",
+        "detects": {"quick": 0.3},
+        "target": {"quick": 0.05, "paper": 0.05},
         "value": -0.1,
         "reason": "summary: 'above it (lazy regime) updates are suppressed': the exponent in D of the "
         "local update at the largest stable rate is negative at γ ≥ γ_lazy; −0.1 is the margin the "
@@ -202,7 +228,10 @@ RANGES: dict[str, dict] = {
     },
     "phase_diversity_sub": {
         "statement": "chizat.phase/sub",
-        "mistake": "residual multiplier α = D^γ (v's std forgotten; no size)",
+        "mistake": "residual scale D^(γ+δ)/(LM), α = D^(γ−½+δ) (size δ, an exponent shift; δ = ½ is α = D^γ, "
+        "v's std √D forgotten); inconclusive at δ = 0.3, fails at ½",
+        "detects": {"quick": 0.5},
+        "target": {"quick": 0.05, "paper": 0.05},
         "post_hoc": "0..7 (the subcritical window γ ≤ 0 of phase_windows set after γ = ¼ read −0.13 there)",
         "value": -0.1,
         "reason": "summary: 'below this scale the units behave as for σ_v = 0 (no feature diversity)': "
@@ -223,7 +252,9 @@ RANGES: dict[str, dict] = {
     # and is read at the float64 resolution floor there (analysis.DISPLACEMENT_FLOOR): a flat law.
     "depth_disp_slope_M1": {
         "statement": "chizat.hidden_width/M1",
-        "mistake": "training off (GD rate × 0; no size)",
+        "mistake": "units of different layers correlated: u_l = √(1−s)·u_l + √s·u_0, v alike (size s, the "
+        "correlation); training off (GD rate × 0) fails it too",
+        "detects": {"quick": 0.3},
         "value": -0.5,
         "tol": {"quick": 0.15, "paper": 0.1},
         "reason": "Thm 1 after k GD steps at M = 1: the trained displacement's error is a sum over the "
@@ -244,8 +275,10 @@ RANGES: dict[str, dict] = {
     "dim_disp_slope": {
         "statement": "chizat.thm3/trained",
         "mistake": "units drawn N(0, D^(1−2δ)·I) instead of N(0, D·I) (size δ, an exponent shift; "
-        "training off, GD rate × 0, fails it too)",
-        "detects": {"quick": 0.1},
+        "training off, GD rate × 0, fails it too).  Power at quick, seed 0 (docs/power.csv, entry "
+        "resnet_dim_unit_std): fails from δ = 0.05, but the unshifted slope reads 0.371 ± 0.016, 0.02 above "
+        "the range's lower end: that resolution is one-sided (δ < 0, toward the upper end, is not measured)",
+        "detects": {"quick": 0.05},
         "target": {"quick": 0.05, "paper": 0.05},
         "value": 0.5,
         "tol": {"quick": 0.15, "paper": 0.15},
@@ -260,15 +293,21 @@ RANGES: dict[str, dict] = {
     # ------------------------------------------------------- propagation of chaos (issue 37 §1)
     "chaos_decay": {
         "statement": "chizat.chaos",
-        "detects": {"quick": 0.35},
-        "post_hoc": "0 (quick: the exponents −0.48 and −1.00 were seen before this entry was written)",
+        "detects": {"quick": 0.2},
+        "post_hoc": "0 (quick: the exponents −0.48 and −1.00 were seen before this entry was written); "
+        "the window M ≥ M_max/4 (`widest`) set after the power run of resnet_limit_units_share at quick, "
+        "seed 0: over every M the exponent failed only from c = 0.35, because M = 1 and 4 carry no shared "
+        "draw at c < 0.375 (round(c·M) < 2) and read −0.47 whatever c",
+        "widest": 4,
         "value": -0.25,
         "mistake": "a share c of each layer's units copies one pool draw (an index broadcast over part of "
         "the layer: marginal law right, units dependent; size c)",
         "reason": "summary §2: units asymptotically independent through training.  Measured as the "
         "coupling distance of each trained unit's displacement to its limit copy's (the same pool "
         "particle trained by the RK4 mean ODE): it must fall with M at the largest L, with exponent "
-        "≤ −¼ (half the derived rate: a margin that no flat law passes; fixed before data)",
+        "≤ −¼ (half the derived rate: a margin that no flat law passes; fixed before data), read on the "
+        "widest networks, M ≥ M_max/4 (the two widest of the ×4 grids), since 'asymptotic' independence "
+        "is a statement about large M (post hoc, see post_hoc)",
     },
     "chaos_rate": {
         "statement": "chizat.chaos",

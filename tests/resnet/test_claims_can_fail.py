@@ -15,7 +15,15 @@ import torch
 
 from mfx import experiment as registry
 from mfx.resnet import draws, model, tangent
-from mfx.resnet.experiments import limit, phase
+from mfx.resnet.experiments import phase
+from tests.resnet.mutations import (
+    limit_reference_embedding_off,
+    residual_scale_exponent_off,
+    sized,
+    unit_std_exponent_off,
+    units_correlated_across_layers,
+    units_share_a_draw,
+)
 
 # ------------------------------------------------------------------------------------ mistakes
 
@@ -75,24 +83,6 @@ def unit_std_one(mp):
         return U / math.sqrt(D), V / math.sqrt(D)
 
     mp.setattr(draws, "units", wrong)
-
-
-def unit_std_exponent_off(delta):
-    """Units drawn N(0, D^(1−2δ)·I) instead of N(0, D·I): the std-√D convention applied with its
-    exponent off by δ (the sized version of `unit_std_one`, which is δ = ½).  Size: δ (an exponent
-    shift)."""
-
-    def mistake(mp):
-        units = draws.units
-
-        def wrong(seeds, L, M, D, *args, **kwargs):
-            U, V = units(seeds, L, M, D, *args, **kwargs)
-            return U * D**-delta, V * D**-delta
-
-        mp.setattr(draws, "units", wrong)
-
-    mistake.__name__ = f"unit_std_exponent_off_by_{delta:g}"
-    return mistake
 
 
 def units_tied_across_layers(mp):
@@ -202,31 +192,6 @@ def rate_exponent_off(axis, delta):
     return mistake
 
 
-def units_share_a_draw(c):
-    """In each layer a share c of the units copies one pool draw (an index broadcast over part of the
-    layer, e.g. a generator reused): each unit's marginal law is still μ, but the units are no longer
-    independent, so a layer's empirical measure fluctuates like c instead of 1/√M.  Size: c."""
-
-    def mistake(mp):
-        draws_of = limit.pool_draws
-
-        def wrong(cfg, rt, U0, V0):
-            _, _, idx = draws_of(cfg, rt, U0, V0)
-            S, R, L, M = idx.shape
-            n = round(c * M)
-            if n >= 2:
-                idx = idx.clone()
-                idx[..., :n] = idx[..., :1]
-            U = torch.stack([U0[s][idx[s]] for s in range(S)]).reshape(S * R, L, M, -1)
-            V = torch.stack([V0[s][idx[s]] for s in range(S)]).reshape(S * R, L, M, -1)
-            return U.contiguous(), V.contiguous(), idx
-
-        mp.setattr(limit, "pool_draws", wrong)
-
-    mistake.__name__ = f"units_share_a_draw_{c:g}"
-    return mistake
-
-
 # ------------------------------------------------------------------------------------ the tests
 
 # (experiment, mistake, the claims it must fail: a substring of each statement)
@@ -241,6 +206,11 @@ CASES = [
         ],
     ),
     ("resnet_depth", training_zero, ["trained companion"]),
+    (
+        "resnet_depth",
+        sized(units_correlated_across_layers, 0.3),
+        ["vs L at M = 1 at every trained GD step k", "trained companion", "R² (log space) of a/L + b/√(LM)"],
+    ),
     (
         "resnet_width",
         fanin_sqrt_M,
@@ -261,11 +231,13 @@ CASES = [
         ["slope of the h_L error vs D", "R² (log space) of b·√(D/(LM))", "off the read-out span"],
     ),
     ("resnet_dim", training_zero, ["trained companion"]),
-    ("resnet_dim", unit_std_exponent_off(0.2), ["slope of the h_L error vs D"]),
-    ("resnet_dim", unit_std_exponent_off(0.1), ["trained companion"]),
+    ("resnet_dim", sized(unit_std_exponent_off, 0.2), ["slope of the h_L error vs D"]),
+    ("resnet_dim", sized(unit_std_exponent_off, 0.05), ["trained companion"]),
     ("resnet_lazy", v_init_over_alpha, ["slope of the local feature movement", "exponent q", "exponent r"]),
     ("resnet_lazy", full_linearisation_as_limit, ["distance to the (blockwise) tangent model"]),
     ("resnet_lazy", uncoupled_limit_reference, ["exponent p"]),
+    ("resnet_lazy", sized(limit_reference_embedding_off, 0.2), ["exponent p"]),
+    ("resnet_lazy", training_zero, ["exponent p"]),
     ("resnet_lazy", pairing_without_sign_flip, ["paired init: the distance to the limit does not grow"]),
     ("resnet_depth", training_off, ["the networks learn"]),
     ("resnet_width", training_off, ["the networks learn"]),
@@ -297,10 +269,10 @@ CASES = [
     ),
     (
         "resnet_limit",
-        units_share_a_draw(0.35),
+        sized(units_share_a_draw, 0.2),
         ["coupling distance to their limit copies falls", "chaos at rate 1/√(LM)"],
     ),
-    ("resnet_limit", units_share_a_draw(0.25), ["chaos at rate 1/√(LM)"]),
+    ("resnet_limit", sized(units_share_a_draw, 0.25), ["chaos at rate 1/√(LM)"]),
     (
         "resnet_limit",
         rate_exponent_off("M", 0.05),
@@ -315,6 +287,7 @@ CASES = [
     ("resnet_phase", alpha_over_D, ["critical γ*", "lazy side"]),
     ("resnet_phase", alpha_forgets_v_std, ["critical γ*", "subcritical side"]),
     ("resnet_phase", residual_scale_off_by_D_02, ["critical γ*"]),
+    ("resnet_phase", sized(residual_scale_exponent_off, -0.3), ["critical γ*", "lazy side"]),
 ]
 FAST: set[str] = set()  # each takes 20–90 s (a quick sweep): `make test-all` runs them
 

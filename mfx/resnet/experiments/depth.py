@@ -104,7 +104,7 @@ def claims_depth(table):
             min_points=3,
             kind="paper",
             source=f"{THM1} ('after k GD steps': every trained k); {FIG2}",
-            **power,
+            **ranges.power("depth_steps_M1", scale),
         ),
         Claim.within(
             "resnet_depth",

@@ -202,6 +202,8 @@ def claims_limit(table):
     depth, M_p, n_d = analysis.limit_depth_slope(table)
     width, L_max, n_w = analysis.limit_width_slope(table)
     chaos, L_c, n_c = analysis.limit_chaos_slope(table)
+    widest = ranges.RANGES["chaos_decay"]["widest"]
+    chaos_w, _, n_cw = analysis.limit_chaos_slope(table, widest)
     chaos_e, n_ce = analysis.limit_chaos_euler_slope(table)
     seeds = n_seeds(table)
     kw = {"how": "seed bootstrap SD", "seeds": seeds, "min_points": 3}
@@ -302,18 +304,18 @@ def claims_limit(table):
         Claim.at_most(
             "resnet_limit",
             "propagation of chaos: the trained units' coupling distance to their limit copies falls "
-            "with M at the largest L (exponent)",
-            chaos["slope"],
+            f"with M at the largest L (exponent over M ≥ M_max/{widest:g}, the widest networks)",
+            chaos_w["slope"],
             ranges.value("chaos_decay"),
-            f"{scale}, L = {L_c:g}: {chaos.describe('slope')}",
-            u=boot_sd(table, lambda t: analysis.limit_chaos_slope(t)[0]["slope"]),
-            points=n_c,
+            f"{scale}, L = {L_c:g}: {chaos_w.describe('slope')} (over every M: {chaos.describe('slope')})",
+            u=boot_sd(table, lambda t: analysis.limit_chaos_slope(t, widest)[0]["slope"]),
+            points=n_cw,
             kind="paper",
             source="Chizat summary §2: 'durch die asymptotische Unabhängigkeit der Einheiten bleibt "
             "dieses Verhalten während des gesamten Trainings erhalten' (propagation of chaos); the "
             "coupling form and the −¼ margin are ours (mfx/resnet/ranges.py chaos_decay)",
             **ranges.power("chaos_decay", scale),
-            **kw,
+            **{**kw, "min_points": 2},
         ),
         Claim.within(
             "resnet_limit",
