@@ -8,8 +8,9 @@ claims (see `mfx.api`).  torch, pandas and matplotlib load on first use (`mfx.la
 Start-up settings live here because this module is imported before anything heavy (torch,
 matplotlib, numba): Ctrl-C during those imports is one line and exit 130 (`mfx.cli.main` installs
 Python's own handler again once it runs), mfx always draws with Agg (a backend exported by
-Jupyter, `module://matplotlib_inline…`, would fail every command), and numba's cache goes to a
-writable folder when the installed package is read-only.
+Jupyter, `module://matplotlib_inline…`, would fail every command), numba's cache goes to a
+writable folder when the installed package is read-only, and a machine whose only temporary folder
+would be the current directory is refused with one line (TMPDIR) before anything is written there.
 """
 
 import os
@@ -34,17 +35,34 @@ def _private_folder(path: str) -> str:
     return path
 
 
+def _temporary_folder() -> str | None:
+    """Python's temporary folder, or None where there is none but the current directory (Python's last
+    resort: numba's cache, matplotlib's and Hydra's files would land among the user's own)."""
+    try:
+        folder = tempfile.gettempdir()
+    except OSError:  # "No usable temporary directory found in [...]"
+        return None
+    named = [os.environ.get(k) for k in ("TMPDIR", "TEMP", "TMP")] + ["/tmp", "/var/tmp", "/usr/tmp"]
+    if os.path.realpath(folder) in {os.path.realpath(d) for d in named if d}:
+        return folder  # a temporary folder of its own (the working directory may be /tmp itself)
+    return None
+
+
 # the `mfx` command (or `python -m mfx`), not a library import (pytest, a notebook)
-if (
-    os.path.basename(sys.argv[0] if sys.argv else "") in ("mfx", "-m")
-    and signal.getsignal(signal.SIGINT) is signal.default_int_handler
-):
+_COMMAND = os.path.basename(sys.argv[0] if sys.argv else "") in ("mfx", "-m")
+if _COMMAND and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
     signal.signal(signal.SIGINT, _interrupted_at_startup)
+if _COMMAND and _temporary_folder() is None:
+    sys.stderr.write(
+        f"mfx: error: TMPDIR must name a writable folder (got {os.environ.get('TMPDIR', '')!r}; "
+        "no other temporary folder is writable but the current directory)\n"
+    )
+    sys.exit(2)
 os.environ["MPLBACKEND"] = "agg"
 if "NUMBA_CACHE_DIR" not in os.environ and not os.access(os.path.dirname(__file__), os.W_OK):
-    os.environ["NUMBA_CACHE_DIR"] = _private_folder(
-        os.path.join(tempfile.gettempdir(), f"mfx-numba-{os.getuid()}")
-    )
+    temporary = _temporary_folder()
+    if temporary is not None:  # else numba's own user-wide cache (~/.cache/numba)
+        os.environ["NUMBA_CACHE_DIR"] = _private_folder(os.path.join(temporary, f"mfx-numba-{os.getuid()}"))
 
 __version__ = "0.1.0"
 

@@ -221,7 +221,39 @@ def swap_in(work: Path, out: Path, names: list[Path]) -> None:
             signal.pthread_sigmask(signal.SIG_SETMASK, saved)
 
 
+# besides Ctrl-C, the signals that stop a command: SLURM's preemption and time limit, a closed terminal
+STOPS = (signal.SIGTERM, signal.SIGHUP)
+
+
+def _stop(signum, frame):
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def stopping():
+    """Within: SIGTERM and SIGHUP stop the command as Ctrl-C does (KeyboardInterrupt: the job stays
+    complete or absent, temporaries go, one line, exit 130, a rerun resumes) instead of killing it where
+    it stands; the previous handlers are restored after."""
+    previous = {s: signal.signal(s, _stop) for s in STOPS}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
 FORMULA = ("=", "+", "-", "@", "\t", "\r")  # a cell a spreadsheet would evaluate
+
+
+def _formula(cell: str) -> bool:
+    """A text cell a spreadsheet would evaluate (a signed number such as -1.5e3 is a number)."""
+    if not cell.startswith(FORMULA):
+        return False
+    try:
+        float(cell)
+    except ValueError:
+        return True
+    return False
 
 
 def _is_text(column: pd.Series) -> bool:
@@ -521,6 +553,9 @@ def _bad_rows(df: pd.DataFrame, job: Path, done: dict) -> str:
     texts = [v for c in df.columns if _is_text(df[c]) for v in df[c].dropna().astype(str)]
     if any(CONTROL.search(v) or "\n" in v for v in [*texts, *map(str, df.columns)]):
         return "holds control characters"
+    formula = next((v for v in [*texts, *map(str, df.columns)] if _formula(v)), None)
+    if formula is not None:  # mfx writes such a cell as '=… (csv_bytes): this one was written by hand
+        return f"holds a spreadsheet formula cell ({printable(formula)[:40]!r})"
     if len(set(df["experiment"])) != 1 or len(set(df["scale"])) != 1:
         return f"mixes experiments or scales ({', '.join(sorted(names))})"
     name, scale = str(df["experiment"].iloc[0]), str(df["scale"].iloc[0])

@@ -189,10 +189,21 @@ def _refuse_hydra_keys(parsed) -> None:
                     )
 
 
+# Resolvers whose value is not a function of the configuration: the clock.  Each job resolves its
+# overrides again, later than the plan did, so one sweep would hold several values and its rerun
+# another folder (`resume` could never find its jobs).
+CLOCK = re.compile(r"\$\{\s*now\s*:")
+
+
 def _refuse_control_characters(parsed) -> None:
     for o in parsed:
         if results.CONTROL.search(o.input_line) or "\n" in o.input_line:
             raise ConfigError(f"override {results.printable(o.input_line)!r} holds a control character")
+        if CLOCK.search(o.input_line):
+            raise ConfigError(
+                f"{o.get_key_element()}: ${{now:…}} changes from one job to the next and a rerun could never "
+                f"resume: write the value itself (got {results.printable(o.input_line)!r})"
+            )
 
 
 def _parse(parser, overrides: list[str]):
@@ -532,6 +543,25 @@ def max_seed(exp) -> tuple[int, int]:
     return min(2**31 - 1, EXACT_IDS // int(stride) - 1), int(stride)
 
 
+MAX_AUDIT_SEEDS = 1000  # `make audit` runs 10; each seed is a whole sweep of every experiment
+
+
+def check_audit_seeds(seeds: int, first: int, names: list[str]) -> None:
+    """`mfx audit --seeds N --first-seed S` over the experiments `names`: refused (ConfigError, one line)
+    unless 1 ≤ N ≤ MAX_AUDIT_SEEDS and every seed S … S+N−1 is one each experiment accepts."""
+    if not 1 <= seeds <= MAX_AUDIT_SEEDS:
+        raise ConfigError(
+            f"--seeds must be from 1 to {MAX_AUDIT_SEEDS} (got {seeds}): each seed runs every experiment's sweep"
+        )
+    for name in names:
+        high, _ = max_seed(registry.get(name))
+        if first < 0 or first + seeds - 1 > high:
+            raise ConfigError(
+                f"--first-seed must be from 0 to {high - seeds + 1} with --seeds {seeds} "
+                f"(got {first}; {name} takes seeds up to {high})"
+            )
+
+
 def _cuda_available() -> bool:
     # torch comes with the experiments' code (`registry.load_all`, as here): planning loads none of it
     return importlib.import_module("torch").cuda.is_available()
@@ -578,11 +608,15 @@ def _check_resources(jobs: list[DictConfig], exp) -> None:
     """Refuse a sweep whose largest job would not fit in memory, before anything runs."""
     if exp.memory is None:
         return
-    need = max(exp.memory(j) for j in jobs)
+    try:  # an absurd size (1e308) overflows the estimate itself: no job of that size could run
+        need = float(max(exp.memory(j) for j in jobs))
+    except (OverflowError, ValueError, ZeroDivisionError):
+        need = math.inf
     have = available_memory()
-    if need > have:
+    if not need <= have:
+        size = f"≈ {need / 2**30:.3g} GiB" if math.isfinite(need) else "more memory than any machine has"
         raise ConfigError(
-            f"model: the largest job needs ≈ {need / 2**30:.3g} GiB, this machine has {have / 2**30:.3g} GiB "
+            f"model: the largest job needs {size}, this machine has {have / 2**30:.3g} GiB "
             f"available (reduce {exp.memory_keys or 'the model sizes'})"
         )
 
