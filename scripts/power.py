@@ -29,7 +29,16 @@ from mfx import experiment as registry
 from mfx.resnet import model as resnet_model
 from tests.quadratic.mutations import sgd_with
 from tests.resnet import mutations as resnet_mutations
-from tests.transformer.mutations import adjoint_interaction_scaled, kernel_scaled, residual_scale_scaled
+from tests.transformer.mutations import (
+    adjoint_interaction_scaled,
+    gmm_separation_shrunk,
+    kernel_scaled,
+    learning_rate_H_power,
+    learning_rate_L_power,
+    query_among_its_keys_weighted,
+    residual_scale_H_power,
+    residual_scale_scaled,
+)
 
 
 @dataclass(frozen=True)
@@ -70,6 +79,51 @@ ENTRIES = {
         "residual scale (1 + s)/(L·H): an Euler step of the wrong length",
         lambda mp, s: residual_scale_scaled(mp, 1 + s),
         (0.01, 0.02, 0.05, 0.1),
+    ),
+    "transformer_limit_lr_L": Entry(
+        "transformer_limit",
+        "GD learning rate η·L^(1−s)·H (the depth factor partly forgotten): the network and the reference run "
+        "to flow times (L_ref/L)^s apart",
+        lambda mp, s: learning_rate_L_power(mp, s),
+        (0.1, 0.25, 0.5),
+    ),
+    # the well-posedness rows of transformer_adjoint with the adjoint's own series shrunk (they depend only
+    # on draw 0's clouds: tests/transformer/test_claims_can_fail.py FAST)
+    "transformer_wp_head_power": Entry(
+        "transformer_adjoint",
+        "residual scale 1/(L·H^(1−s)) (the head mean partly a sum): the velocity H^s too large",
+        lambda mp, s: residual_scale_H_power(mp, s),
+        (0.1, 0.25, 0.5),
+        ("model.draws=1", "model.seeds=2", "grids.quick.rs=[1,4]"),
+    ),
+    "transformer_gf_lr_H": Entry(
+        "transformer_adjoint",
+        "GD learning rate η·L·H^(1−s) (the head factor partly forgotten): each H's flow H^s too slow",
+        lambda mp, s: learning_rate_H_power(mp, s),
+        (0.25, 0.5, 1.0),
+        ("model.draws=1", "model.seeds=2", "grids.quick.rs=[1,4]"),
+    ),
+    "transformer_global_min_lr_H": Entry(
+        "transformer_convergence",
+        "GD learning rate η·L·H^(1−s) (the head factor partly forgotten): the flow H^s too slow",
+        lambda mp, s: learning_rate_H_power(mp, s),
+        (0.25, 0.5, 0.75, 1.0),
+        ("model.case=injective",),
+    ),
+    # the block table on the test's sub-grid (tests/transformer/test_claims_can_fail.py)
+    "transformer_block_query_key": Entry(
+        "transformer_ntk",
+        "the query among its own keys at weight s (s = 1: the binary mistake); dist translates, cube, n = 64",
+        lambda mp, s: query_among_its_keys_weighted(mp, s),
+        (0.001, 0.01, 0.1, 0.25),
+        ("model.dist=translates,cube", "model.ns=[64]"),
+    ),
+    "transformer_gmm_separation": Entry(
+        "transformer_ntk",
+        "the 2-GMM separation p written as p^(1−s) in its Λ (s = 1: dropped); dist gmm2",
+        lambda mp, s: gmm_separation_shrunk(mp, s),
+        (0.25, 0.5, 0.9, 0.99),
+        ("model.dist=gmm2",),
     ),
     "resnet_limit_alpha": Entry(
         "resnet_limit", "the networks' residual scale α × (1 + s) against the limit's", _resnet_alpha
