@@ -15,6 +15,13 @@ RANGES: dict[str, dict] = {
         "value": 1e-10,
         "why": "λ_min/λ_max of a Gram or NTK block above which it is positive definite: float64 Grams of "
         "exactly dependent functions read ≤ 1e-13 (rounding of O(1) entries), so 1e-10 leaves 3 decades",
+        # the power record of the closed-form positivity claim (barboni.families/closed_form)
+        "statement": "barboni.families/closed_form",
+        "mistake": "the 2-GMM separation p written as p^(1−s) in its Λ (s = 1: dropped, members share one Λ); size s",
+        # scripts/power.py transformer_gmm_separation (model.dist=gmm2, seed 0): min ratio 1.4e-8 at s = 0, 3.0e-9
+        # at 0.25, 2.9e-10 at 0.5 (pass), 1.9e-14 at 0.9 and −3.8e-16 at 0.99 (fail). It cannot reach the 0.25
+        # target: members pulled together stay independent (λ_min ∝ spacing²) down to the float64 resolution
+        "detects": {"quick": 0.9},
     },
     "ntk_null": {
         "value": 1e-13,

@@ -408,8 +408,7 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             min_points=len(POSITIVE),
             kind="paper",
             source=PAPER_FAMILIES + f"; float64 resolution {POSITIVE_MIN:g} (mfx/transformer/ranges.py)",
-            statement_id="barboni.families/closed_form",
-            mistake="a family's parameter dropped from its Λ (the 2-GMM separation): members share one Λ; no size",
+            **statements.power(RANGES["ntk_positive"], scale),
         ),
         Claim.at_most(
             E,
