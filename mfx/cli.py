@@ -21,6 +21,7 @@ import mfx
 from mfx import commands, lazy, runner
 from mfx import experiment as registry
 from mfx.experiment import SCALES, ConfigError
+from mfx.text import printable
 
 # What loads pandas or Hydra loads when an error message first needs it (mfx.lazy): --help,
 # --version and list stay fast.
@@ -230,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
                 os.dup2(null, fd)
                 os.close(null)
     saved = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = _Quiet.wrap(sys.stdout), _Quiet.wrap(sys.stderr)
+    sys.stdout, sys.stderr = _Quiet.wrap(sys.stdout, clean=True), _Quiet.wrap(sys.stderr)
     try:
         code = _main(argv)
         sys.stdout.flush()  # what is still buffered, while a closed pipe is still quietly handled
@@ -244,19 +245,22 @@ class _Quiet:
     """A standard stream that never raises for its reader's sake: once the reader is gone (a closed
     pipe), the rest goes to the null device and the command goes on."""
 
-    def __init__(self, stream):
-        self._stream, self.gone = stream, False
+    def __init__(self, stream, clean: bool = False):
+        self._stream, self.gone, self.clean = stream, False, clean
 
     @classmethod
-    def wrap(cls, stream):
+    def wrap(cls, stream, clean: bool = False):
         if isinstance(stream, cls):
             return stream
-        return cls(stream if stream is not None else open(os.devnull, "w", encoding="utf-8"))
+        return cls(stream if stream is not None else open(os.devnull, "w", encoding="utf-8"), clean)
 
     def write(self, text):
         if not self.gone:
             try:
-                return self._stream.write(text)
+                # a folder or claim name from the output folder never moves the cursor or rings: what the
+                # commands print on stdout is shown with its control characters escaped (stderr carries
+                # tqdm's \r and is cleaned where names are printed)
+                return self._stream.write(printable(text) if self.clean else text)
             except (BrokenPipeError, ValueError):  # ValueError: the stream was closed
                 self._leave()
         return len(text)

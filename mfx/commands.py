@@ -15,7 +15,6 @@ import json
 import math
 import os
 import shutil
-import signal
 import sys
 import textwrap
 import time
@@ -66,11 +65,6 @@ def out_folder(out: str | None) -> None:
 
 def warn(text: str) -> None:
     print(f"mfx: {text}", file=sys.stderr)
-
-
-def interrupt(signum, frame):
-    """SIGTERM as Ctrl-C: a stopped command ends as an interrupted one (its unfinished files removed)."""
-    raise KeyboardInterrupt
 
 
 # ------------------------------------------------------------------------------ the commands
@@ -414,11 +408,8 @@ def _report(args) -> int:
     parts = [report.Part(s.table, s.info, "" if args.mixed else variant_of(s.folder)) for s in found]
     out = Path(args.out) if args.out else (path if path.is_dir() else path.parent)
     _not_another_sweep(out, found)
-    previous = signal.signal(signal.SIGTERM, interrupt)  # a stopped report removes its unfinished files
-    try:
+    with results.stopping():  # a report stopped by SIGTERM or SIGHUP removes its unfinished files
         written, claims = report.write_parts(parts, out)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
     partial = [line for p in parts for line in results.partial_lines(p.info)]
     for line in partial:  # first: verdicts on part of a grid say so
         print(line + (" (--strict: not a pass)" if args.strict else ""))

@@ -42,6 +42,7 @@ import mfx
 from mfx import experiment as registry
 from mfx import locks
 from mfx.experiment import SCALES, ConfigError
+from mfx.text import CONTROL, printable
 
 ROWS = "rows.csv"
 TABLE = "table.csv"
@@ -152,14 +153,6 @@ def read_regular(path: Path, limit: int) -> bytes:
         if st.st_size > limit:
             raise Damaged(f"{path} is larger than {limit // 2**20} MiB (not an mfx file)")
         return f.read(limit + 1)
-
-
-CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def printable(text: str) -> str:
-    """`text` with control characters (terminal escapes, BEL) shown as \\xNN: safe for a terminal."""
-    return CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text))
 
 
 def remove_stale_temporaries(folder: Path) -> int:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import difflib
 import os
 import shutil
-import signal
 import statistics
 import sys
 import uuid
@@ -27,7 +26,7 @@ from omegaconf.errors import OmegaConfBaseException
 
 from mfx import api, catalog, launch, lazy, locks
 from mfx import experiment as registry
-from mfx.commands import interrupt, out_folder, plural, variant_of, warn
+from mfx.commands import out_folder, plural, variant_of, warn
 from mfx.experiment import ConfigError
 
 # What loads torch, pandas or Hydra loads when a run first uses it (mfx.lazy): `mfx run --help` is fast.
@@ -114,18 +113,18 @@ def run(args: list[str], combined: bool = True) -> int:
     auto = len(plans) > 1 and not launch.user_chose(overrides)  # mfx picks each sweep's launch
     if dry:
         return _dry_run(plans, auto)
-    previous = signal.signal(signal.SIGTERM, interrupt)
     run_id, saved = uuid.uuid4().hex, os.environ.get(results.RUN_ID)
     os.environ[results.RUN_ID] = run_id  # jobs sign their done.json: the tally counts this run's own
     failed = 0
     estimates = [_pending_time(_job_states(p)) for p in plans] if len(plans) > 1 else []
     try:
-        for i, p in enumerate(plans):
-            todo = _job_states(p)
-            progress = _progress(plans, i, todo, estimates) if len(plans) > 1 else ""
-            words, chosen = launch.choose(_work(todo), launch.cores()) if auto else ("", [])
-            progress += f"; launch: {words}" if words else ""
-            failed += _run_plan(p, _args(args, p) + chosen, run_id, todo, progress)
+        with results.stopping():  # SIGTERM (SLURM preemption) and SIGHUP stop the sweep as Ctrl-C does
+            for i, p in enumerate(plans):
+                todo = _job_states(p)
+                progress = _progress(plans, i, todo, estimates) if len(plans) > 1 else ""
+                words, chosen = launch.choose(_work(todo), launch.cores()) if auto else ("", [])
+                progress += f"; launch: {words}" if words else ""
+                failed += _run_plan(p, _args(args, p) + chosen, run_id, todo, progress)
     except KeyboardInterrupt:
         total = sum(len(p.jobs) for p in plans)
         complete = sum(_tally(p, run_id)[0] + _tally(p, run_id)[1] for p in plans)
@@ -134,7 +133,6 @@ def run(args: list[str], combined: bool = True) -> int:
         )
         return 130
     finally:
-        signal.signal(signal.SIGTERM, previous)
         if saved is None:
             os.environ.pop(results.RUN_ID, None)
         else:
@@ -565,10 +563,9 @@ def _overrides(args: list[str]) -> list[str]:
 
 
 def audit(args) -> int:
-    if args.seeds < 1:
-        raise ConfigError(f"--seeds must be ≥ 1 (got {args.seeds})")
-    out_folder(args.out)
     names = _experiments([f"experiment={args.experiments}"])
+    sweep.check_audit_seeds(args.seeds, args.first_seed, names)  # before anything is printed or written
+    out_folder(args.out)
     print(_audit_cost(args, names), flush=True)
     per_seed = []
     for seed in range(args.first_seed, args.first_seed + args.seeds):

@@ -4,8 +4,7 @@ claims.csv and the console, OmegaConf resolvers in overrides, absurd sizes, and 
 
 Each counted case failed on main at 3074f29 (a raw library message or exit 1 for a user's mistake, a
 run accepted that can never resume, a file written where it should not be, an escape sent to the
-terminal); the cases marked xfail pass once the command line calls the check written here (the
-reason names it).  The last section holds guards that already passed on main, not counted.  The children of the process tests call themselves
+terminal).  The last section holds guards that already passed on main, not counted.  The children of the process tests call themselves
 `mfx` (as the installed command does), import conftest (the test-only toy experiment), then run the
 CLI; MATRIX counts the cases by class (reported in the issue).
 """
@@ -289,12 +288,7 @@ def test_stopping_turns_sigterm_and_sighup_into_an_interrupt_and_restores(sig):
     assert signal.getsignal(sig) == before
 
 
-WIRE = pytest.mark.xfail(
-    strict=True, reason="needs the cli call (results.stopping around a sweep) — lead wires it"
-)
-
-
-@pytest.mark.parametrize("sig", [pytest.param(signal.SIGHUP, marks=[WIRE, SLOW])])
+@pytest.mark.parametrize("sig", [pytest.param(signal.SIGHUP, marks=[SLOW])])
 def test_sighup_mid_sweep_is_one_line_exit_130_and_resumes(tmp_path, reference, sig):
     out = tmp_path / "out"
     proc = child(tmp_path, "run", *TOY, f"out={out}", TOY_SLOW=1.0)
@@ -329,9 +323,6 @@ def test_an_absurd_audit_is_refused_by_its_check(args, says):
         sweep.check_audit_seeds(seeds, first, ["quad_hessian"])
 
 
-@pytest.mark.xfail(
-    strict=True, reason="needs the cli call (sweep.check_audit_seeds in audit) — lead wires it"
-)
 @pytest.mark.parametrize("args, says", AUDIT, ids=["seeds-1e5", "seeds-2^70", "first-2^70", "past-the-last"])
 def test_an_absurd_audit_is_one_line_before_anything_runs(scene, capsys, monkeypatch, args, says):
     def started(*a, **kw):  # before the fix the audit ran: stop it at its first sweep
@@ -383,9 +374,6 @@ CONSOLE = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="needs the cli call (results.printable on what the commands print) — lead wires it"
-)
 @pytest.mark.parametrize("argv", CONSOLE, ids=[" ".join(a) for a in CONSOLE])
 def test_a_folder_name_with_terminal_escapes_is_never_printed_raw(copy, tmp_path, capsys, argv):
     root = tmp_path / EVIL
@@ -489,7 +477,7 @@ def test_files_follow_the_umask(tmp_path, capsys, mask, mode):
 
 
 MATRIX = {
-    # class: (cases that failed on main, of them xfail until the cli calls the check)
+    # class: (cases that failed on main, of them needing the command line's call of the check written here)
     "leftovers: absurd quadratic horizon and times, an estimate that overflows": (len(QUADRATIC) + 2, 0),
     "leftovers: no temporary folder but the working directory": (5, 0),
     "leftovers: formula cells in a rows file": (2 * len(FORMULAS), 0),
