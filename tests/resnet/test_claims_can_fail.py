@@ -18,6 +18,7 @@ from mfx.resnet import draws, model, tangent
 from mfx.resnet.experiments import phase
 from tests.resnet.mutations import (
     limit_reference_embedding_off,
+    preact_toward_input,
     residual_scale_exponent_off,
     sized,
     unit_std_exponent_off,
@@ -42,35 +43,7 @@ def fanin_sqrt_M(mp):
 def preact_from_input(mp):
     """Every block reads the embedding h_0 instead of the running state h_{l-1} (P_l = <u, h_0>/D):
     the ResNet becomes a plain average of L·M units, with no ODE and no Euler (1/L) error."""
-
-    def wrong(W_E, W_U, U, V, X, Y, alpha=1.0, eta=1.0, K=15, sigma="tanh"):
-        _, L, M, D = U.shape
-        act = model.SIGMAS[sigma][0]
-        U, V = U.clone().requires_grad_(), V.clone().requires_grad_()
-        lr = model.learning_rate(L, M, D, alpha, eta)
-        fs, hs = [], []
-        for k in range(K + 1):
-            h0 = torch.bmm(X, W_E.transpose(1, 2))
-            P = torch.einsum("snd,slmd->slnm", h0, U) / D
-            h = h0 + alpha / (L * M) * torch.einsum("slnm,slmd->snd", act(P), V)
-            f = torch.bmm(h, W_U) / D
-            fs.append(f.detach())
-            hs.append(h.detach())
-            if k < K:
-                gU, gV = torch.autograd.grad(model.loss(f, Y).sum(), (U, V))
-                with torch.no_grad():
-                    U -= lr * gU
-                    V -= lr * gV
-        f = torch.stack(fs, 1)
-        return {
-            "f": f,
-            "h_L": torch.stack(hs, 1),
-            "loss": model.loss(f, Y[:, None]),
-            "U": U.detach(),
-            "V": V.detach(),
-        }
-
-    mp.setattr(model, "train", wrong)
+    preact_toward_input(mp, 1.0)
 
 
 def unit_std_one(mp):
