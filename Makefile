@@ -51,6 +51,7 @@ paper: install
 # docs/statements.md, docs/claims.md and the README's figure table, from every experiment at quick scale
 docs: figures
 	$(BIN)/mfx docs --claims $(OUT)/report-quick/claims.csv
+	$(BIN)/mfx calibrate $(OUT) --performance docs/performance.md
 
 # Every claim at quick scale on seeds no range was set on (3000.. this round): counts → docs/audit.md
 AUDIT_FIRST_SEED ?= 3000

@@ -227,17 +227,24 @@ def rows(records: list[dict]) -> list[list[str]]:
 
 def newest_claims(out, experiments: list[str], scale: str) -> tuple[list[dict], list[str]]:
     """The claims of each experiment's own sweep, `out/<name>/<scale>/claims.csv` (its latest report;
-    variants, in `<scale>-<hash>` folders, never count), and the experiments that have none yet.
+    variants, in `<scale>-<hash>` folders, never count) or else the combined report of `mfx run
+    experiment=all`, `out/report-<scale>/claims.csv`, and the experiments that have none yet.
     Read with csv (no pandas): a FIFO or a folder named claims.csv is skipped, never opened."""
     claims, missing = [], []
+    combined = _rows(Path(out) / f"report-{scale}" / "claims.csv")  # `mfx run experiment=all`'s report
     for name in experiments:
-        path = Path(out) / name / scale / "claims.csv"
-        if not path.is_file():
-            missing.append(name)
-            continue
-        with path.open(newline="", encoding="utf-8", errors="replace") as f:
-            claims += [row for row in csv.DictReader(f) if row.get("experiment") == name]
+        own = _rows(Path(out) / name / scale / "claims.csv")
+        these = [row for row in own or combined if row.get("experiment") == name and not row.get("variant")]
+        claims += these
+        missing += [] if these else [name]
     return claims, missing
+
+
+def _rows(path: Path) -> list[dict]:
+    if not path.is_file():
+        return []
+    with path.open(newline="", encoding="utf-8", errors="replace") as f:
+        return list(csv.DictReader(f))
 
 
 def lines(records: list[dict], long: bool = False, width: int = 100) -> list[str]:

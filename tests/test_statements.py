@@ -179,3 +179,30 @@ def test_a_part_in_part_for_its_resolution_says_how_many_are_unmeasured_and_what
     assert statements.why_in_part(claims) == (
         "1 of 2 paper claims' resolution not measured; detects its mistake from 0.2 (target ≤ 0.05)"
     )
+
+
+def _claims_file(path, rows):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fields = ["experiment", "claim", "kind", "verdict", "statement_id", "variant"]
+    path.write_text("\n".join([",".join(fields), *(",".join(r) for r in rows)]) + "\n", encoding="utf-8")
+
+
+def test_the_newest_claims_are_each_sweeps_own_report_or_else_the_combined_report_of_experiment_all(tmp_path):
+    """After `mfx run experiment=all` only report-<scale>/claims.csv exists: its rows count (a variant's
+    never), and a sweep's own report, where there is one, wins."""
+    _claims_file(
+        tmp_path / "report-quick" / "claims.csv",
+        [
+            ("resnet_depth", "a", "paper", "pass", "chizat.thm1/depth", ""),
+            ("resnet_width", "b", "paper", "pass", "chizat.thm1/width", "-1a2b"),
+            ("quad_norms", "c", "paper", "pass", "bocchi.norms/first", ""),
+        ],
+    )
+    _claims_file(
+        tmp_path / "quad_norms" / "quick" / "claims.csv",
+        [("quad_norms", "d", "paper", "fail", "bocchi.norms/first", "")],
+    )
+    claims, missing = statements.newest_claims(
+        tmp_path, ["resnet_depth", "resnet_width", "quad_norms"], "quick"
+    )
+    assert [c["claim"] for c in claims] == ["a", "d"] and missing == ["resnet_width"]
