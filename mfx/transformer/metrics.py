@@ -41,6 +41,8 @@ METRICS = {
         "err_depth_t0": "the same at t = 0",
         "err_depth_boot": "err_depth of a network whose pool is a bootstrap resample of the reference's pool",
         "err_mc_boot": "err_mc of H heads drawn from bootstrap pool `pool`, against that pool's full network",
+        "travel_ref": "RMS over inputs of |ŷ_ref(T) − ŷ_ref(0)|: how far training moved the limit's output "
+        "(the scale of the joint-limit claim)",
         "loss": "training loss R of the L×H network",
         "loss_ref": "training loss R of the reference",
     },
