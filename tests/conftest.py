@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import shutil
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -149,3 +150,12 @@ def quick_table(tmp_path_factory):
 
 
 torch.set_num_threads(1)
+
+
+@pytest.fixture
+def copy(built, tmp_path, capsys):
+    """A copy of the module's `built` output folder (a finished toy sweep), for a test that changes it."""
+    out = tmp_path / "out"
+    shutil.copytree(built, out, symlinks=True)
+    capsys.readouterr()
+    return out

@@ -60,14 +60,6 @@ def built(tmp_path_factory):
 
 
 @pytest.fixture
-def copy(built, tmp_path, capsys):
-    out = tmp_path / "out"
-    shutil.copytree(built, out, symlinks=True)
-    capsys.readouterr()
-    return out
-
-
-@pytest.fixture
 def scene(tmp_path, monkeypatch):
     (tmp_path / "cwd").mkdir()
     monkeypatch.chdir(tmp_path / "cwd")
