@@ -5,6 +5,7 @@ Each mutation takes a `pytest.MonkeyPatch`."""
 from __future__ import annotations
 
 from mfx.quadratic import chain, sgd
+from tests.power_entry import Entry
 
 
 def sgd_with(monkeypatch, *, eta_factor=1.0, a_star=None, which=("overlap", "full")):
@@ -31,3 +32,14 @@ def _eta_times(f: float):
 
 
 MUTATIONS = {f"sgd_eta_x{f:g}": _eta_times(f) for f in (1.05, 1.1, 1.2, 1.3)}
+
+
+# The power table's entries (scripts/power.py): name → sized mistake over its sizes.
+POWER = {
+    "quad_curves_eta": Entry(
+        "quad_curves", "SGD at (1 + s)·η, its τ axis assuming η", lambda mp, s: sgd_with(mp, eta_factor=1 + s)
+    ),
+    "quad_escape_eta": Entry(
+        "quad_escape", "SGD at (1 + s)·η, its τ axis assuming η", lambda mp, s: sgd_with(mp, eta_factor=1 + s)
+    ),
+}

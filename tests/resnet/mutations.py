@@ -16,6 +16,7 @@ import torch
 
 from mfx.resnet import draws, model, tangent
 from mfx.resnet.experiments import limit, phase
+from tests.power_entry import Entry
 
 
 def units_correlated_across_layers(mp, s):
@@ -131,3 +132,62 @@ def sized(mutation, s):
 
     mistake.__name__ = f"{mutation.__name__}_{s:g}"
     return mistake
+
+
+def _resnet_alpha(mp, s):
+    train = model.train
+
+    def wrong(W_E, W_U, U, V, X, Y, alpha=1.0, *args, **kwargs):
+        return train(W_E, W_U, U, V, X, Y, alpha * (1 + s), *args, **kwargs)
+
+    mp.setattr(model, "train", wrong)
+
+
+# The power table's entries (scripts/power.py): name → sized mistake over its sizes.
+POWER = {
+    "resnet_limit_alpha": Entry(
+        "resnet_limit", "the networks' residual scale α × (1 + s) against the limit's", _resnet_alpha
+    ),
+    "resnet_depth_layers_correlated": Entry(
+        "resnet_depth",
+        "units of different layers correlated s: u_l = √(1−s)·u_l + √s·u_0 (s = 1: the expand bug U[l] = U[0])",
+        units_correlated_across_layers,
+        (0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0),
+    ),
+    "resnet_width_preact": Entry(
+        "resnet_width",
+        "every block reads h_{l−1} − s·(h_{l−1} − h_0) (s = 1: every block reads h_0, no 1/L term)",
+        preact_toward_input,
+        (0.1, 0.2, 0.3, 0.5, 0.8, 1.0),
+    ),
+    "resnet_dim_unit_std": Entry(
+        "resnet_dim",
+        "units drawn N(0, D^(1−2s)·I) instead of N(0, D·I) (s = ½: the std-1 habit; s an exponent shift)",
+        unit_std_exponent_off,
+        (0.05, 0.1, 0.2, 0.3, 0.5),
+    ),
+    "resnet_lazy_reference": Entry(
+        "resnet_lazy",
+        "the tangent-limit reference's embedding a share s foreign: √(1−s)·W_E + √s·(another draw) (s = 1: another network's limit)",
+        limit_reference_embedding_off,
+        (0.01, 0.02, 0.05, 0.1, 0.2, 0.3),
+    ),
+    "resnet_phase_scale_down": Entry(
+        "resnet_phase",
+        "residual scale D^(γ−s)/(LM) (α = D^(γ−½−s); s = ½: v's variance taken for its std; s an exponent shift)",
+        lambda mp, s: residual_scale_exponent_off(mp, -s),
+        (0.05, 0.1, 0.2, 0.3, 0.5),
+    ),
+    "resnet_limit_units_share": Entry(
+        "resnet_limit",
+        "a share s of each layer's units copies one pool draw (units dependent, marginal law kept)",
+        units_share_a_draw,
+        (0.1, 0.2, 0.25, 0.3, 0.35, 0.5),
+    ),
+    "resnet_phase_scale_up": Entry(
+        "resnet_phase",
+        "residual scale D^(γ+s)/(LM) (α = D^(γ−½+s); s = ½: v's std √D forgotten; s an exponent shift)",
+        lambda mp, s: residual_scale_exponent_off(mp, s),
+        (0.05, 0.1, 0.2, 0.3, 0.5),
+    ),
+}

@@ -11,6 +11,7 @@ import torch
 
 from mfx.transformer import adjoint, families, model, ntk
 from mfx.transformer.experiments import limit
+from tests.power_entry import Entry
 
 
 def rate_without_H(mp):
@@ -293,4 +294,68 @@ MUTATIONS = {
         f"learning_rate_L_power{a}": (lambda mp, a=a: learning_rate_L_power(mp, a))
         for a in (0.05, 0.1, 0.25, 0.5)
     },
+}
+
+
+# The power table's entries (scripts/power.py): name → sized mistake over its sizes.
+POWER = {
+    "transformer_kernel": Entry(
+        "transformer_convergence", "tangent kernel × (1 + s)", lambda mp, s: kernel_scaled(mp, 1 + s)
+    ),
+    "transformer_adjoint_interaction": Entry(
+        "transformer_adjoint",
+        "adjoint's interaction term × (1 − s)",
+        lambda mp, s: adjoint_interaction_scaled(mp, 1 - s),
+    ),
+    "transformer_residual_scale": Entry(
+        "transformer_adjoint",
+        "residual scale (1 + s)/(L·H): an Euler step of the wrong length",
+        lambda mp, s: residual_scale_scaled(mp, 1 + s),
+        (0.01, 0.02, 0.05, 0.1),
+    ),
+    "transformer_limit_lr_L": Entry(
+        "transformer_limit",
+        "GD learning rate η·L^(1−s)·H (the depth factor partly forgotten): the network and the reference run "
+        "to flow times (L_ref/L)^s apart",
+        lambda mp, s: learning_rate_L_power(mp, s),
+        (0.1, 0.25, 0.5),
+    ),
+    # the well-posedness rows of transformer_adjoint with the adjoint's own series shrunk (they depend only
+    # on draw 0's clouds: tests/transformer/test_claims_can_fail.py FAST)
+    "transformer_wp_head_power": Entry(
+        "transformer_adjoint",
+        "residual scale 1/(L·H^(1−s)) (the head mean partly a sum): the velocity H^s too large",
+        lambda mp, s: residual_scale_H_power(mp, s),
+        (0.1, 0.25, 0.5),
+        ("model.draws=1", "model.seeds=2", "grids.quick.rs=[1,4]"),
+    ),
+    "transformer_gf_lr_H": Entry(
+        "transformer_adjoint",
+        "GD learning rate η·L·H^(1−s) (the head factor partly forgotten): each H's flow H^s too slow",
+        lambda mp, s: learning_rate_H_power(mp, s),
+        (0.25, 0.5, 1.0),
+        ("model.draws=1", "model.seeds=2", "grids.quick.rs=[1,4]"),
+    ),
+    "transformer_global_min_lr_H": Entry(
+        "transformer_convergence",
+        "GD learning rate η·L·H^(1−s) (the head factor partly forgotten): the flow H^s too slow",
+        lambda mp, s: learning_rate_H_power(mp, s),
+        (0.25, 0.5, 0.75, 1.0),
+        ("model.case=injective",),
+    ),
+    # the block table on the test's sub-grid (tests/transformer/test_claims_can_fail.py)
+    "transformer_block_query_key": Entry(
+        "transformer_ntk",
+        "the query among its own keys at weight s (s = 1: the binary mistake); dist translates, cube, n = 64",
+        lambda mp, s: query_among_its_keys_weighted(mp, s),
+        (0.001, 0.01, 0.1, 0.25),
+        ("model.dist=translates,cube", "model.ns=[64]"),
+    ),
+    "transformer_gmm_separation": Entry(
+        "transformer_ntk",
+        "the 2-GMM separation p written as p^(1−s) in its Λ (s = 1: dropped); dist gmm2",
+        lambda mp, s: gmm_separation_shrunk(mp, s),
+        (0.25, 0.5, 0.9, 0.99),
+        ("model.dist=gmm2",),
+    ),
 }
