@@ -189,20 +189,28 @@ def _refuse_hydra_keys(parsed) -> None:
                     )
 
 
-# Resolvers whose value is not a function of the configuration: the clock.  Each job resolves its
-# overrides again, later than the plan did, so one sweep would hold several values and its rerun
-# another folder (`resume` could never find its jobs).
-CLOCK = re.compile(r"\$\{\s*now\s*:")
+# Resolvers an override may not hold.  `now` (the clock) and `oc.env` (the environment) are not functions
+# of the configuration: each job resolves its overrides again, later than the plan did and perhaps on
+# another node, so one sweep would hold several values and its rerun another folder (`resume` could
+# never find its jobs); the shell already expands $VAR once.  `oc.deprecated` renames a key of a config
+# file: in an override it only prints Python's two-line warning.
+REFUSED_RESOLVERS = re.compile(r"\$\{\s*(now|oc\.env|oc\.deprecated)\s*:")
+WHY_REFUSED = {
+    "now": "${now:…} changes from one job to the next and a rerun could never resume",
+    "oc.env": "${oc.env:…} is read again by each job (on each node) and a rerun could never resume; "
+    "let the shell expand it ($VAR)",
+    "oc.deprecated": "${oc.deprecated:…} renames a key of a config file, not a value",
+}
 
 
 def _refuse_control_characters(parsed) -> None:
     for o in parsed:
         if results.CONTROL.search(o.input_line) or "\n" in o.input_line:
             raise ConfigError(f"override {results.printable(o.input_line)!r} holds a control character")
-        if CLOCK.search(o.input_line):
+        if m := REFUSED_RESOLVERS.search(o.input_line):
             raise ConfigError(
-                f"{o.get_key_element()}: ${{now:…}} changes from one job to the next and a rerun could never "
-                f"resume: write the value itself (got {results.printable(o.input_line)!r})"
+                f"{o.get_key_element()}: {WHY_REFUSED[m[1]]}: write the value itself "
+                f"(got {results.printable(o.input_line)!r})"
             )
 
 

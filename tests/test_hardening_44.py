@@ -345,6 +345,26 @@ def test_an_override_read_from_the_clock_is_refused(scene, capsys, override):
     refused(capsys, scene, argv, line.split("=", 1)[0], "${now:")
 
 
+# resolvers that read the environment or rename a key: before, `oc.env` was read again by each job (a
+# node with another value wrote a sweep that never resumes) and `oc.deprecated` printed Python's raw
+# two-line UserWarning; now one line each, exit 2, nothing written
+NOT_A_VALUE = [
+    ("model.b='${oc.decode:${oc.env:MFX_TEST_B}}'", "${oc.env:"),
+    ("out='{out}/${oc.env:MFX_TEST_B}'", "${oc.env:"),
+    ("model.b='${oc.deprecated:model.a}'", "${oc.deprecated:"),
+]
+
+
+@pytest.mark.parametrize("override, says", NOT_A_VALUE)
+def test_an_override_read_from_the_environment_or_a_renamed_key_is_refused(
+    scene, capsys, monkeypatch, override, says
+):
+    monkeypatch.setenv("MFX_TEST_B", "2")
+    line = override.replace("{out}", str(scene / "out"))
+    argv = ["run", *TOY, *([] if line.startswith("out=") else [f"out={scene / 'out'}"]), line]
+    refused(capsys, scene, argv, line.split("=", 1)[0], says)
+
+
 def test_a_deterministic_resolver_is_still_taken_and_resumes(scene, capsys):
     """Guard (passed before): oc.decode of a literal is a value; the rerun skips every job."""
     out = scene / "out"
@@ -476,9 +496,10 @@ MATRIX = {
     "signals other than SIGINT (SIGTERM, SIGHUP)": (2 + 1, 1),
     "absurd sizes (audit)": (2 * len(AUDIT), len(AUDIT)),
     "resolvers inside overrides (the clock)": (len(CLOCK), 0),
+    "resolvers inside overrides (the environment, a renamed key)": (len(NOT_A_VALUE), 0),
     "hostile names on their way to the console": (len(CONSOLE), len(CONSOLE)),
 }
 
 
 def test_the_matrix_counts_its_cases():
-    assert sum(n for n, _ in MATRIX.values()) == 41 and sum(x for _, x in MATRIX.values()) == 11, MATRIX
+    assert sum(n for n, _ in MATRIX.values()) == 44 and sum(x for _, x in MATRIX.values()) == 11, MATRIX
