@@ -85,12 +85,14 @@ def write_bytes(path: Path, data: bytes, root: Path | None = None) -> Path:
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
             os.replace(name, path.name, src_dir_fd=fd_dir, dst_dir_fd=fd_dir)
-        except BaseException as e:
+        except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(name, dir_fd=fd_dir)
-            if isinstance(e, OSError) and not e.filename:  # name the file the user will look for
-                raise OSError(e.errno, e.strerror or str(e), str(path)) from None
             raise
+    except OSError as e:
+        if e.filename in (None, name):  # name the file the user will look for, not our temporary
+            raise OSError(e.errno, e.strerror or str(e), str(path)) from None
+        raise
     finally:
         os.close(fd_dir)
     return path

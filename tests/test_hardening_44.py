@@ -488,6 +488,51 @@ def test_files_follow_the_umask(tmp_path, capsys, mask, mode):
     assert modes == {mode}, [oct(m) for m in modes]
 
 
+# -------------------------------------------------------------- 8. a read-only output filesystem
+
+READ_ONLY = [
+    ["report", "{sweep}"],
+    ["collect", "{sweep}"],
+    ["plot", "{sweep}"],
+    ["run", *TOY, "out={root}", "seed=1"],
+]
+
+
+@pytest.fixture
+def read_only(tmp_path):
+    """A finished toy sweep on a tmpfs remounted read-only (as root where mounts are allowed)."""
+    root = tmp_path / "ro"
+    root.mkdir()
+    if (
+        os.geteuid() != 0
+        or subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(root)], capture_output=True, check=False
+        ).returncode
+    ):
+        pytest.skip("mounting a read-only filesystem needs root and mount rights")
+    try:
+        assert toy(root) == 0
+        subprocess.run(["mount", "-o", "remount,ro", str(root)], check=True)
+        yield root
+    finally:
+        subprocess.run(["umount", str(root)], check=False)
+
+
+@pytest.mark.parametrize("argv", READ_ONLY, ids=lambda a: a[0] + "-" + a[-1].split("=")[0])
+def test_a_read_only_output_filesystem_is_one_line_naming_the_real_file(read_only, capsys, argv):
+    """Before: `OSError: Read-only file system: .table.csv.vm-1234.ab12cd34.tmp`, the name of a temporary
+    the user never sees; now the message names the file or folder mfx meant to write, on one line."""
+    sweep_folder = read_only / "toy" / "quick"
+    argv = [a.replace("{sweep}", str(sweep_folder)).replace("{root}", str(read_only)) for a in argv]
+    capsys.readouterr()
+    before = snapshot(read_only)
+    assert cli.main(argv) != 0
+    err = capsys.readouterr().err
+    one_line(err)
+    assert str(read_only) in err and ".tmp" not in err, err
+    assert snapshot(read_only) == before
+
+
 MATRIX = {
     # class: (cases that failed on main, of them needing the command line's call of the check written here)
     "leftovers: absurd quadratic horizon and times, an estimate that overflows": (len(QUADRATIC) + 2, 0),
@@ -498,8 +543,10 @@ MATRIX = {
     "resolvers inside overrides (the clock)": (len(CLOCK), 0),
     "resolvers inside overrides (the environment, a renamed key)": (len(NOT_A_VALUE), 0),
     "hostile names on their way to the console": (len(CONSOLE), len(CONSOLE)),
+    # report and collect named a temporary before; plot and run named their path already (guards)
+    "a read-only output filesystem (root only)": (2, 0),
 }
 
 
 def test_the_matrix_counts_its_cases():
-    assert sum(n for n, _ in MATRIX.values()) == 44 and sum(x for _, x in MATRIX.values()) == 11, MATRIX
+    assert sum(n for n, _ in MATRIX.values()) == 46 and sum(x for _, x in MATRIX.values()) == 11, MATRIX
