@@ -199,7 +199,7 @@ def _parser() -> argparse.ArgumentParser:
         help="run every experiment for several seeds and count each claim's verdicts",
         description="Run experiments at one scale for each seed, evaluate every claim per seed, and print "
         "the pass / fail / inconclusive counts of each claim (also written to OUT/audit.csv).",
-        epilog="example:\n  mfx audit --seeds 10 --out outputs/audit   # what `make audit` runs (seeds 1000..1009)",
+        epilog="example:\n  mfx audit --seeds 10 --first-seed 3000 --out outputs/audit --md docs/audit.md   # `make audit`",
         formatter_class=raw,
     )
     a.add_argument("--seeds", type=int, default=10, help="how many seeds (default 10)")
@@ -207,7 +207,8 @@ def _parser() -> argparse.ArgumentParser:
         "--first-seed",
         type=int,
         default=1000,
-        help="the first seed (default 1000: fresh seeds, on which no tolerance was tuned)",
+        help="the first seed (default 1000); fresh means no range or set-up was changed after seeing it: "
+        "the audit's post-hoc column names the seeds each change saw",
     )
     a.add_argument("--scale", default="quick", choices=SCALES)
     a.add_argument("--experiments", default="all", help="comma-separated names, or all (default)")

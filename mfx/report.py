@@ -568,6 +568,8 @@ def audit_frame(per_seed: list[tuple[int, Claim]]) -> pd.DataFrame:
                 "experiment": c.experiment,
                 "claim": c.statement,
                 "kind": c.kind,
+                "statement_id": c.statement_id,
+                "post_hoc": c.post_hoc,
                 "seed": s,
                 "verdict": c.verdict,
             }
@@ -575,7 +577,7 @@ def audit_frame(per_seed: list[tuple[int, Claim]]) -> pd.DataFrame:
         ]
     )
     counts = rows.pivot_table(
-        index=["experiment", "kind", "claim"],
+        index=["experiment", "kind", "claim", "statement_id", "post_hoc"],
         columns="verdict",
         values="seed",
         aggfunc="count",
@@ -599,12 +601,15 @@ def generated_by(command: str) -> str:
 
 
 def audit_markdown(counts: pd.DataFrame, scale: str) -> str:
+    """One row per claim: its statement, its verdict counts, and the seeds its range or set-up was
+    changed after (post hoc: these fresh seeds are the audit it owes)."""
     lines = [
-        f"| experiment | kind | claim ({scale}) | pass | fail | inconclusive |",
-        "|---|---|---|---|---|---|",
+        f"| experiment | kind | statement | claim ({scale}) | pass | fail | inconclusive | post hoc (seeds seen) |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     lines += [
-        f"| {r.experiment} | {r.kind} | {_cell(r.claim)} | {r['pass']}/{r.seeds} | {r.fail} | {r.inconclusive} |"
+        f"| {r.experiment} | {r.kind} | {r.statement_id or '—'} | {_cell(r.claim)} | {r['pass']}/{r.seeds} | "
+        f"{r.fail} | {r.inconclusive} | {_cell(r.post_hoc) or '—'} |"
         for _, r in counts.iterrows()
     ]
     return "\n".join(lines)
