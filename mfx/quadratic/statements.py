@@ -27,7 +27,7 @@ STATEMENTS: list[Statement] = [
         {
             "setup": "the default students (model.init=orthogonal) have Q0 = σ0² I exactly (identity) and a "
             "random teacher overlap of the derived size E N|ρ0|_F² = r²σ0² p p* (rho0_scale r = 1)",
-            "learns": "from that init SGD and the ODE leave the plateau and come within 10 % of the floor by a "
+            "learns": "from that init SGD and the ODE leave the plateau and come within 1 % of the floor by a "
             "fixed time (quad_norms, N = 1e4)",
             "zero_init": "a zero init does not learn: SGD from W0 = 0 stays there, the ODE from ρ0 = 0 stays on "
             "the plateau (identities of the gradient ∝ λ and of dρ ∝ ρ)",
@@ -134,9 +134,11 @@ STATEMENTS: list[Statement] = [
         f"{S} §3B 'Kontinuierliche Lösungsmannigfaltigkeit'",
         {
             "reached": "SGD and the ODE reach zero loss for p ≥ p* (ε_g below a bound by a fixed time)",
-            "dimension": "the reached minimum has the rotation orbit's zero modes p·p* − p*(p*+1)/2 "
-            "(0 at p = p* = 1, positive at p = p* > 1)",
+            "dimension": "the minimum training reaches lies on a manifold of positive dimension for p > 1 (p* = 1 "
+            "and p = p* included): it has rotation zero modes (their number p·p* − p*(p*+1)/2 is derived)",
         },
+        untestable="'isolated solutions for p* = 1' holds at p = p* = 1 (the two points ±s w*, an identity of "
+        "a w² = a* w*²); at p* = 1 < p the summary's own 'positive as soon as p > 1' applies, and is tested",
     ),
     Statement(
         "bocchi.conserved",
@@ -146,7 +148,10 @@ STATEMENTS: list[Statement] = [
         f"{S} §3C 'Implizite Bias und Lösungsauswahl', Mechanismus",
         {"": "the ODE keeps S fixed (T = I, Q0 ∝ I); SGD drifts from it by its noise (√g, derived)"},
         untestable="in the ODE the conservation is an identity of its algebra (science §5.3); the summary "
-        "states it of the ODEs, so no paper claim can fail it",
+        "states it of the ODEs, so no paper claim can fail it. SGD does not carry it either: its drift of S is "
+        "set while ρ ~ N^-1/2, where the noise is of the same order, so it grows as √g and does not shrink "
+        "with N (science §5.5; the √g law is a derived claim) — the sentence is not true of SGD at any N, "
+        "and its consequence for SGD is tested by bocchi.closest_solution",
     ),
     Statement(
         "bocchi.closest_solution",

@@ -4,13 +4,16 @@ Each mutation takes a `pytest.MonkeyPatch`."""
 
 from __future__ import annotations
 
-from mfx.quadratic import chain, sgd
+import numpy as np
+
+from mfx.quadratic import chain, hessian, model, ode, sgd
+from mfx.quadratic.experiments import implicit_bias
 from tests.power_entry import Entry
 
 
-def sgd_with(monkeypatch, *, eta_factor=1.0, a_star=None, which=("overlap", "full")):
+def sgd_with(monkeypatch, *, eta_factor=1.0, a_star=None, a_star_factor=1.0, which=("overlap", "full")):
     """Wrap the SGD of `which` methods (overlap chain, full SGD): learning rate × eta_factor, labels with
-    readout `a_star` instead of the model's."""
+    readout `a_star` instead of the model's, times a_star_factor (ε_g is still read with the model's a*)."""
     for module in [chain] * ("overlap" in which) + [sgd] * ("full" in which):
         original = module.simulate
 
@@ -20,6 +23,7 @@ def sgd_with(monkeypatch, *, eta_factor=1.0, a_star=None, which=("overlap", "ful
             args[i] = args[i] * eta_factor
             if a_star is not None:
                 args[i - 1] = a_star
+            args[i - 1] = args[i - 1] * a_star_factor
             return _original(*args, **kwargs)
 
         monkeypatch.setattr(module, "simulate", wrapped)
@@ -34,6 +38,101 @@ def _eta_times(f: float):
 MUTATIONS = {f"sgd_eta_x{f:g}": _eta_times(f) for f in (1.05, 1.1, 1.2, 1.3)}
 
 
+def ode_with(monkeypatch, *, a_star_factor=1.0):
+    """The ODE integrated with the teacher readout a*·a_star_factor in its drift (its ε_g still read with the
+    model's a*): the ODE then converges to the minimum of another risk."""
+    original = ode.solve
+
+    def wrapped(rho0, Q0, T, a, a_star, *args, **kwargs):
+        return original(rho0, Q0, T, a, a_star * a_star_factor, *args, **kwargs)
+
+    monkeypatch.setattr(ode, "solve", wrapped)
+
+
+def trained_with_teacher(monkeypatch, a_star_factor):
+    """Both trainings (SGD's labels and the ODE's drift) with the teacher readout a*·a_star_factor, ε_g and
+    the Hessian read with the model's a*: training converges to the minimum of another risk."""
+    sgd_with(monkeypatch, a_star_factor=a_star_factor)
+    ode_with(monkeypatch, a_star_factor=a_star_factor)
+
+
+def hessian_with(monkeypatch, *, a_star_factor=1.0):
+    """The Hessian taken with the teacher readout a*·a_star_factor (span block and bulk), at the states the
+    correct training reaches, its eigenvalues still in units of the model's 4aa*: the teacher term a*V*ᵀV*,
+    the source of the plateau's negative curvature, scaled."""
+    risk, bulk = hessian.risk_in_span, hessian.bulk_values
+    monkeypatch.setattr(
+        hessian, "risk_in_span", lambda C, C_star, a, a_star: risk(C, C_star, a, a_star * a_star_factor)
+    )
+    monkeypatch.setattr(hessian, "bulk_values", lambda Q, T, a, a_star: bulk(Q, T, a, a_star * a_star_factor))
+
+
+def moved_along_the_manifold(rho, x):
+    """The solutions rho [S, p, p*] (s·U, U orthonormal columns) moved along the manifold by a relative
+    distance x = ‖moved − rho‖_F/(s√p*): U's first column turned by an angle θ towards a direction ⊥ U
+    (p > p*), or U turned by θ in the plane of its first two columns (p = p* ≥ 2)."""
+    out = np.array(rho, dtype=float)
+    S, p, p_star = out.shape
+    for k in range(S):
+        s = np.linalg.norm(out[k]) / np.sqrt(p_star)
+        U = out[k] / s
+        if p > p_star:
+            v = np.linalg.qr(np.hstack([U, np.eye(p)]))[0][:, p_star]
+            theta = 2 * np.arcsin(x * np.sqrt(p_star) / 2)
+            U[:, 0] = np.cos(theta) * U[:, 0] + np.sin(theta) * v
+        elif p_star >= 2:
+            theta = 2 * np.arcsin(x * np.sqrt(p_star) / (2 * np.sqrt(2)))
+            R = np.eye(p_star)
+            R[:2, :2] = [[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]]
+            U = U @ R
+        out[k] = s * U
+    return out
+
+
+def reference_moved(monkeypatch, x):
+    """quad_implicit_bias's reference for SGD's end point, s·polar(ρ0), replaced by another solution at a
+    relative distance x (moved_along_the_manifold)."""
+    original = implicit_bias._final_rho_rows
+
+    def wrapped(method, seeds, rho_final, rho_pred, coords, g):
+        if method == "sgd":
+            rho_pred = moved_along_the_manifold(rho_pred, x)
+        return original(method, seeds, rho_final, rho_pred, coords, g)
+
+    monkeypatch.setattr(implicit_bias, "_final_rho_rows", wrapped)
+
+
+def overlap_per_width(monkeypatch, s):
+    """The initial teacher overlap normalised by the student width: ρ0 drawn at rho0_scale·p^(-s/2), so a
+    fraction s of the ||ρ0||² ∝ p growth is removed (s = 1: ρ0 = σ0 G/√(pN)), in the ODE's idealised init and
+    the chain's."""
+    init_chain, init_ode = chain.initial_overlaps, model.idealised_init
+
+    def chain_init(seeds, p, *args, rho0_scale=1.0, **kwargs):
+        return init_chain(seeds, p, *args, rho0_scale=rho0_scale * p ** (-s / 2), **kwargs)
+
+    def ode_init(p, p_star, N, seeds, sigma0=1.0, rho0_scale=1.0):
+        return init_ode(p, p_star, N, seeds, sigma0, rho0_scale * p ** (-s / 2))
+
+    monkeypatch.setattr(chain, "initial_overlaps", chain_init)
+    monkeypatch.setattr(model, "idealised_init", ode_init)
+
+
+def p_dependent_rate(monkeypatch, s):
+    """dρ/dτ = −2[cρ + (2 − s)(aQρ − a*ρT)]: a fraction s/2 of the 2 on the overlap term dropped (s = 1: the
+    whole 2), so the plateau's escape rate depends on p."""
+    original = ode.rhs
+
+    def rhs(rho, Q, T, a, a_star, g=0.0, Delta=0.0):
+        d_rho, dQ = original(rho, Q, T, a, a_star, g, Delta)
+        return d_rho + 2 * s * (a * Q @ rho - a_star * rho @ T), dQ
+
+    monkeypatch.setattr(ode, "rhs", rhs)
+
+
+# quad_escape's ODE claims only: SGD at a small N with few seeds, no cross-check (its SGD rows mean nothing)
+ODE_ONLY = ("model.sgd_N=[100]", "model.sgd_seeds=4", "model.full_N=0")
+
 # The power table's entries (scripts/power.py): name → sized mistake over its sizes.
 POWER = {
     "quad_curves_eta": Entry(
@@ -41,5 +140,69 @@ POWER = {
     ),
     "quad_escape_eta": Entry(
         "quad_escape", "SGD at (1 + s)·η, its τ axis assuming η", lambda mp, s: sgd_with(mp, eta_factor=1 + s)
+    ),
+    # a level mistake (the plateau and the p < p* limit are minima of the risk over the norms, so a wrong
+    # label scale moves them by O(s²)), and one that keeps SGD and the ODE off the zero-loss manifold
+    "quad_curves_sgd_labels": Entry(
+        "quad_curves",
+        "SGD's labels with the teacher readout a*·(1 + s), ε_g read with a*",
+        lambda mp, s: sgd_with(mp, a_star_factor=1 + s),
+        sizes=(0.02, 0.05, 0.1, 0.2, 0.3),
+    ),
+    "quad_curves_ode_labels": Entry(
+        "quad_curves",
+        "the ODE's drift with the teacher readout a*·(1 + s), ε_g read with a*",
+        lambda mp, s: ode_with(mp, a_star_factor=1 + s),
+        sizes=(0.02, 0.05, 0.1),
+    ),
+    # bocchi.init's 'learns' (SGD and ODE both): the run reaches the minimum of another risk, not the floor
+    "quad_norms_labels": Entry(
+        "quad_norms",
+        "the teacher readout a*·(1 + s) in SGD's labels and the ODE's drift, ε_g read with a*",
+        lambda mp, s: trained_with_teacher(mp, 1 + s),
+        sizes=(0.05, 0.1, 0.2),
+    ),
+    # quad_hessian: the reached minima's zero modes move off zero when training fits another teacher scale:
+    # over-shoot (1 + s) lifts the rotations and the surplus modes, under-shoot (1 − s) pushes them below
+    # zero (c < 0), the one a marginal-minimum count can see; the saddle's source, the Hessian's teacher term
+    "quad_hessian_teacher_over": Entry(
+        "quad_hessian",
+        "training (SGD's labels, the ODE's drift) with the teacher readout a*·(1 + s), the Hessian with a*",
+        lambda mp, s: trained_with_teacher(mp, 1 + s),
+        sizes=(0.02, 0.05, 0.1, 0.2),
+    ),
+    "quad_hessian_teacher_under": Entry(
+        "quad_hessian",
+        "training (SGD's labels, the ODE's drift) with the teacher readout a*·(1 − s), the Hessian with a*",
+        lambda mp, s: trained_with_teacher(mp, 1 - s),
+        sizes=(0.02, 0.05, 0.1, 0.2, 0.3),
+    ),
+    "quad_implicit_bias_reference": Entry(
+        "quad_implicit_bias",
+        "SGD's reference solution another one than s·polar(ρ0), at a relative distance s along the manifold",
+        reference_moved,
+        sizes=(0.05, 0.1, 0.2, 0.25, 0.3),
+    ),
+    "quad_hessian_hessian_teacher": Entry(
+        "quad_hessian",
+        "the Hessian taken with the teacher readout a*·(1 − s) at the states training reaches",
+        lambda mp, s: hessian_with(mp, a_star_factor=1 - s),
+        sizes=(0.05, 0.1, 0.2, 0.25, 0.3, 0.4, 0.5),
+    ),
+    # bocchi.escape_moderate/faster (the ODE's claims: ODE_ONLY)
+    "quad_escape_overlap_width": Entry(
+        "quad_escape",
+        "ρ0 at rho0_scale·p^(-s/2): a fraction s of the ||ρ0||² ∝ p growth removed (ODE claims only)",
+        overlap_per_width,
+        sizes=(0.25, 0.5, 1.0),
+        overrides=ODE_ONLY,
+    ),
+    # bocchi.escape_sigma_max/contrast, bocchi.time_scale/rate (the ODE's claims: ODE_ONLY)
+    "quad_escape_rate_p": Entry(
+        "quad_escape",
+        "dρ/dτ with (2 − s) on (aQρ − a*ρT): an escape rate that depends on p (ODE claims only)",
+        p_dependent_rate,
+        sizes=(0.25, 0.5, 1.0),
+        overrides=ODE_ONLY,
     ),
 }
