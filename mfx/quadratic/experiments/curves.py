@@ -362,7 +362,7 @@ def claims_curves(table):
                     seeds=dm["seed"].nunique(),
                     kind="paper",
                     source=PAPER["zero_loss"],
-                    **ranges.power("curves.final_eps", scale),
+                    **ranges.power(f"curves.final_eps{'_ode' if method == 'ode' else ''}", scale),
                 )
             )
     return out

@@ -516,7 +516,7 @@ def _exit_claims(rows, scale) -> list[Claim]:
                 shift(times),
                 ranges.rng("escape.faster", scale),
                 f"τ_w: ε_pl − ε = {ranges.EXIT_WINDOW[1]:g}·ε_pl (the escape's onset, from each seed's exit fit), "
-                "difference of seed means; one-sided: the verdict asks the shift to clear 0 by 2u; the escape "
+                "difference of seed means; one-sided: the verdict asks the shift to clear the margin by 2u; the escape "
                 f"time's shift (seed medians, ε < ε_pl/2) {width_shift(top, p_star):+.3f} τ also carries the "
                 f"nonlinear exit, which a removed acceleration leaves positive ({scale}){note}",
                 u=fit.seed_sd(times, shift),
