@@ -142,7 +142,7 @@ LAZY_ALPHA_MIN = 1.0  # the feature-movement and tangent-model fits: alpha ≥ 1
 def lazy_fits(table):
     mean = {}
     for metric in ("local_update", "lin_dist", "tangent_dist"):
-        t = _last_step(table, "resnet_lazy", metric)
+        t = floored(_last_step(table, "resnet_lazy", metric))  # 0 untrained: a flat law, not log(0)
         t = t[t["alpha"] >= LAZY_ALPHA_MIN]
         g = t.groupby("alpha")["value"]
         mean[metric] = g.mean().reset_index().assign(se=g.sem().to_numpy())
@@ -198,6 +198,20 @@ def lazy_limit_fit(table, init="iid"):
     if len(sizes) >= 2:
         out["r"] = fit.power_law(np.asarray(sizes, float), star)["slope"]
     return out
+
+
+def lazy_size_slope(table, init):
+    """(power-law fit in L of `lazy_limit`'s distance for `init` at fixed alpha, that alpha, points):
+    the sizes are L = M (so √(LM) = L), alpha the largest of the window alpha ≤ LIMIT_ALPHA_MAX·√(LM)
+    that holds ≥ 3 sizes (the deepest point of Theorem 2's α ≪ √(LM) that a slope resolves)."""
+    err = lazy_limit(table, init)
+    held = err.groupby("alpha")["LM"].nunique()
+    held = held[held >= 3]
+    if held.empty:
+        return fit.power_law([], []), float("nan"), 0
+    alpha = float(held.index.max())
+    at = err[err["alpha"] == alpha]
+    return fit.power_law(np.sqrt(at["LM"]), at["value"]), alpha, len(at)
 
 
 def paired_slope(table):

@@ -124,6 +124,32 @@ def units_share_a_draw(mp, c):
     mp.setattr(limit, "pool_draws", wrong)
 
 
+def linearisation_toward_full(mp, s):
+    """The lazy model's linearisation taken a share s of the way from the blockwise one (each block
+    linear in its own parameters, the tangent mean ODE's form) to the full one f(θ0) + J(θ0)(θ − θ0)
+    (the NTK habit); s = 1 is `full_linearisation_as_limit`.  Size: s."""
+    blockwise = model.train_blockwise_linear
+
+    def wrong(*args, **kwargs):
+        block, full = blockwise(*args, **kwargs), model.train_tangent(*args, **kwargs)
+        return {**block, "f": block["f"] + s * (full["f"] - block["f"])}
+
+    mp.setattr(model, "train_blockwise_linear", wrong)
+
+
+def rate_exponent_slip(mp, axis, delta):
+    """The mean-field rate η·L·M·D with the exponent of `axis` (L, M or D) off by δ (an exponent slip,
+    e.g. η·L·M·D·M^δ): networks of different sizes (and their reference) train at different effective
+    rates, so what training moved no longer converges to the reference's displacement.  Size: δ (an
+    exponent shift)."""
+    rate = model.learning_rate
+    mp.setattr(
+        model,
+        "learning_rate",
+        lambda L, M, D, alpha, eta: rate(L, M, D, alpha, eta) * {"L": L, "M": M, "D": D}[axis] ** delta,
+    )
+
+
 def sized(mutation, s):
     """`mutation` at size s as a one-argument mistake(mp) for the can-fail tests, named for its id."""
 
@@ -152,7 +178,7 @@ POWER = {
         "resnet_depth",
         "units of different layers correlated s: u_l = √(1−s)·u_l + √s·u_0 (s = 1: the expand bug U[l] = U[0])",
         units_correlated_across_layers,
-        (0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0),
+        (0.02, 0.05, 0.1, 0.2, 0.25, 0.3, 0.5, 1.0),
     ),
     "resnet_width_preact": Entry(
         "resnet_width",
@@ -172,6 +198,12 @@ POWER = {
         limit_reference_embedding_off,
         (0.01, 0.02, 0.05, 0.1, 0.2, 0.3),
     ),
+    "resnet_lazy_linearisation": Entry(
+        "resnet_lazy",
+        "the linearisation a share s of the way from the blockwise one to the full f(θ0) + J(θ0)(θ − θ0) (s = 1: the NTK habit)",
+        linearisation_toward_full,
+        (0.01, 0.02, 0.05, 0.1),
+    ),
     "resnet_phase_scale_down": Entry(
         "resnet_phase",
         "residual scale D^(γ−s)/(LM) (α = D^(γ−½−s); s = ½: v's variance taken for its std; s an exponent shift)",
@@ -183,6 +215,12 @@ POWER = {
         "a share s of each layer's units copies one pool draw (units dependent, marginal law kept)",
         units_share_a_draw,
         (0.1, 0.2, 0.25, 0.3, 0.35, 0.5),
+    ),
+    "resnet_width_rate_M": Entry(
+        "resnet_width",
+        "the mean-field rate η·L·M·D off by M^s (an exponent slip in M; s an exponent shift)",
+        lambda mp, s: rate_exponent_slip(mp, "M", s),
+        (0.02, 0.05, 0.1, 0.2),
     ),
     "resnet_phase_scale_up": Entry(
         "resnet_phase",

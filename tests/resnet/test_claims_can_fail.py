@@ -18,7 +18,9 @@ from mfx.resnet import draws, model, tangent
 from mfx.resnet.experiments import phase
 from tests.resnet.mutations import (
     limit_reference_embedding_off,
+    linearisation_toward_full,
     preact_toward_input,
+    rate_exponent_slip,
     residual_scale_exponent_off,
     sized,
     unit_std_exponent_off,
@@ -149,17 +151,10 @@ def training_zero(mp):
 
 
 def rate_exponent_off(axis, delta):
-    """The mean-field rate η·L·M·D with the exponent of `axis` (L, M or D) off by `delta` (an exponent
-    slip, e.g. η·L·M·D·M^δ): networks of different sizes train at different effective rates, so what
-    training moved no longer converges to the reference's displacement.  Size: δ (an exponent shift)."""
+    """`mutations.rate_exponent_slip` of `axis` at size δ as a one-argument mistake(mp), named for its id."""
 
     def mistake(mp):
-        rate = model.learning_rate
-        mp.setattr(
-            model,
-            "learning_rate",
-            lambda L, M, D, alpha, eta: rate(L, M, D, alpha, eta) * {"L": L, "M": M, "D": D}[axis] ** delta,
-        )
+        rate_exponent_slip(mp, axis, delta)
 
     mistake.__name__ = f"rate_{axis}_exponent_off_by_{delta:g}"
     return mistake
@@ -209,8 +204,14 @@ CASES = [
     ("resnet_lazy", v_init_over_alpha, ["slope of the local feature movement", "exponent q", "exponent r"]),
     ("resnet_lazy", full_linearisation_as_limit, ["distance to the (blockwise) tangent model"]),
     ("resnet_lazy", uncoupled_limit_reference, ["exponent p"]),
-    ("resnet_lazy", sized(limit_reference_embedding_off, 0.2), ["exponent p"]),
-    ("resnet_lazy", training_zero, ["exponent p"]),
+    ("resnet_lazy", sized(limit_reference_embedding_off, 0.2), ["exponent p", "the α/√(LM) term at fixed α"]),
+    ("resnet_lazy", sized(limit_reference_embedding_off, 0.01), ["the 1/L term at fixed α"]),
+    ("resnet_lazy", sized(linearisation_toward_full, 0.05), ["(blockwise) tangent model"]),
+    (
+        "resnet_lazy",
+        training_zero,
+        ["exponent p", "the 1/L term at fixed α", "(blockwise) tangent model"],
+    ),
     ("resnet_lazy", pairing_without_sign_flip, ["paired init: the distance to the limit does not grow"]),
     ("resnet_depth", training_off, ["the networks learn"]),
     ("resnet_width", training_off, ["the networks learn"]),

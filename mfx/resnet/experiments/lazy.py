@@ -9,7 +9,7 @@ from mfx import runtime
 from mfx.experiment import Claim, ConfigError, Experiment, check, register
 from mfx.fit import bootstrap_sd
 from mfx.resnet import draws, model, ranges, tangent
-from mfx.resnet.analysis import LIMIT_INITS, lazy_fits, lazy_limit_fit, paired_slope
+from mfx.resnet.analysis import LIMIT_INITS, lazy_fits, lazy_limit_fit, lazy_size_slope, paired_slope
 from mfx.resnet.experiments.common import (
     FLOAT,
     _inputs,
@@ -24,7 +24,7 @@ from mfx.resnet.experiments.common import (
     train_bytes,
     trained_claim,
 )
-from mfx.resnet.ranges import THM2
+from mfx.resnet.ranges import LAZY, THM2
 
 
 def run_lazy(cfg):
@@ -108,6 +108,11 @@ def claims_lazy(table):
     see ranges.RANGES["lazy_q"]), and the optimum alpha* grows like (LM)^{1/4} across the sizes.  With
         paired units the alpha/√(LM) term is absent (derivation in `mfx.resnet.tangent`): that distance
         does not grow with alpha (slope ≤ the bound of ranges.RANGES["lazy_paired_flat"] over alpha ≥ 2).
+        At fixed alpha (the largest of the window alpha ≤ √(LM)/2 with ≥ 3 sizes) the bound's size
+        terms: with paired units the distance falls like 1/L (the 1/L term), with i.i.d. units like
+        1/√(LM) (the alpha/√(LM) term, which carries it there: the central limit theorem of the
+        initial residual, an identity like q); the sizes are L = M, so the two slopes are both −1 in L
+        (`analysis.lazy_size_slope`).
 
         Uncertainties are seed-bootstrap SDs (the fit SEs of the rep means ignore the rep noise)."""
     scale = _scale(table)
@@ -118,6 +123,8 @@ def claims_lazy(table):
     seeds = n_seeds(table)
     law = lazy_limit_fit(table)
     flat, n_flat = paired_slope(table)
+    depth, alpha_depth, n_depth = lazy_size_slope(table, "paired")
+    rise, alpha_rise, n_rise = lazy_size_slope(table, "iid")
     stars = ", ".join(
         f"LM={LM:g}: {a:.2f}" for LM, a in zip(law["alpha_star"]["LM"], law["alpha_star"]["alpha_star"])
     )
@@ -167,9 +174,9 @@ def claims_lazy(table):
             points=len(mean["lin_dist"]),
             seeds=seeds,
             min_points=3,
-            kind="derived",
-            source=f"derivation: mfx/resnet/experiments/lazy.py claims_lazy (from {THM2}: the blockwise "
-            "tangent model of the same network is the tangent mean ODE's finite-size version)",
+            kind="paper",
+            source=f"{LAZY}; {THM2} (the tangent mean ODE is the linearised mean ODE: the blockwise "
+            "tangent model of the same network is its finite-size version)",
             **ranges.power("lazy_tangent_slope", scale),
         ),
         Claim.at_most(
@@ -206,6 +213,42 @@ def claims_lazy(table):
             "tangent limit starts at h_0 whatever α, so at k = 0 the distance is ∝ α identically; at large "
             f"α it carries the trained distance too (mfx/resnet/ranges.py lazy_q; the term of {THM2})",
             **ranges.power("lazy_q", scale),
+        ),
+        Claim.within(
+            "resnet_lazy",
+            "the 1/L term at fixed α (paired init, no α/√(LM) term): slope of the distance to the tangent "
+            "mean ODE limit vs L = M at the largest α of the window",
+            depth["slope"],
+            ranges.value("lazy_depth_slope"),
+            ranges.tol("lazy_depth_slope", scale),
+            f"{scale}, α = {alpha_depth:g}: {depth.describe('slope')}",
+            u=boot_sd(table, lambda t: lazy_size_slope(t, "paired")[0]["slope"]),
+            how="seed bootstrap SD",
+            points=n_depth,
+            seeds=seeds,
+            min_points=3,
+            kind="paper",
+            source=f"{THM2}: at fixed α the 1/L term (mfx/resnet/ranges.py lazy_depth_slope)",
+            **ranges.power("lazy_depth_slope", scale),
+        ),
+        Claim.within(
+            "resnet_lazy",
+            "the α/√(LM) term at fixed α (i.i.d. init): slope of the distance to the tangent mean ODE "
+            "limit vs √(LM) (L = M) at the largest α of the window (fixed by the initial residual)",
+            rise["slope"],
+            ranges.value("lazy_rise_size_slope"),
+            ranges.tol("lazy_rise_size_slope", scale),
+            f"{scale}, α = {alpha_rise:g}: {rise.describe('slope')}",
+            u=boot_sd(table, lambda t: lazy_size_slope(t, "iid")[0]["slope"]),
+            how="seed bootstrap SD",
+            points=n_rise,
+            seeds=seeds,
+            min_points=3,
+            kind="identity",
+            source="the i.i.d. network's initial residual is α × a random sum of L·M blocks / (LM): at fixed α "
+            "its central limit theorem gives 1/√(LM), trained or not (mfx/resnet/ranges.py "
+            f"lazy_rise_size_slope; the term of {THM2})",
+            **ranges.power("lazy_rise_size_slope", scale),
         ),
         Claim.within(
             "resnet_lazy",
