@@ -53,8 +53,8 @@ docs: figures
 	$(BIN)/mfx docs --claims $(OUT)/report-quick/claims.csv
 	$(BIN)/mfx calibrate $(OUT) --performance docs/performance.md
 
-# Every claim at quick scale on seeds no range was set on (3000.. this round): counts → docs/audit.md
-AUDIT_FIRST_SEED ?= 3000
+# Every claim at quick scale on seeds no range was set on (6000.. this round), with each claim's statement and post-hoc seeds → docs/audit.md
+AUDIT_FIRST_SEED ?= 6000
 audit: install
 	$(BIN)/mfx audit --seeds 10 --first-seed $(AUDIT_FIRST_SEED) --scale quick --out $(OUT)/audit --md docs/audit.md
 
