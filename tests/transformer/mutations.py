@@ -313,12 +313,20 @@ POWER = {
         lambda mp, s: residual_scale_scaled(mp, 1 + s),
         (0.01, 0.02, 0.05, 0.1),
     ),
-    "transformer_limit_lr_L": Entry(
+    # the joint-limit claim on the 3 × 3 grid L = 16, 8, 4, H = 64, 16, 4 (its diagonal ends at the full
+    # grid's (16, 64), with the same seeds), without the bootstrap pools (they feed the exponents' u only)
+    "transformer_limit_residual_L": Entry(
         "transformer_limit",
-        "GD learning rate η·L^(1−s)·H (the depth factor partly forgotten): the network and the reference run "
-        "to flow times (L_ref/L)^s apart",
-        lambda mp, s: learning_rate_L_power(mp, s),
-        (0.1, 0.25, 0.5),
+        "residual scale 1/(L^(1−s)·H) (the depth step partly missing): the network at L and the reference at "
+        "L_ref integrate to depths (L_ref/L)^s apart",
+        lambda mp, s: residual_scale_L_power(mp, s),
+        (0.05, 0.1, 0.25),
+        (
+            'grids.quick.L="16,8,4"',
+            'grids.quick.H="64,16,4"',
+            "grids.quick.boot_pools=0",
+            "model.boot_width=0",
+        ),
     ),
     # the well-posedness rows of transformer_adjoint with the adjoint's own series shrunk (they depend only
     # on draw 0's clouds: tests/transformer/test_claims_can_fail.py FAST)
@@ -327,6 +335,13 @@ POWER = {
         "residual scale 1/(L·H^(1−s)) (the head mean partly a sum): the velocity H^s too large",
         lambda mp, s: residual_scale_H_power(mp, s),
         (0.1, 0.25, 0.5),
+        ("model.draws=1", "model.seeds=2", "grids.quick.rs=[1,4]"),
+    ),
+    "transformer_wp_depth_power": Entry(
+        "transformer_adjoint",
+        "residual scale 1/(L^(1−s)·H) (the depth step partly missing): the scheme integrates to depth L^s",
+        lambda mp, s: residual_scale_L_power(mp, s),
+        (0.05, 0.1, 0.25),
         ("model.draws=1", "model.seeds=2", "grids.quick.rs=[1,4]"),
     ),
     "transformer_gf_lr_H": Entry(

@@ -290,9 +290,11 @@ def _joint_limit(t: pd.DataFrame, scale: str, seeds: int) -> Claim:
     """The paper's statement (issue 39 §3): the trained L×H network's output tends to the limit's as L, H
     → ∞ together.  Read at the end of the grid's diagonal (largest L with largest H) as a share of how far
     training moved the limit's output: a scale that training sets, so that untrained networks (their
-    error is the t = 0 discretisation and sampling error, over a move of ≈ 0) fail, and a flow that does
-    not match the limit's (a learning rate whose depth or head factor is off) leaves an error of the order
-    of the mismatch times the move.  The rates of the two parts are the derived claims below."""
+    error is the t = 0 discretisation and sampling error, over a move of ≈ 0) fail, and a network that is
+    not the limit's discretisation (a residual scale whose depth factor is off) ends an O(1) share of the
+    move away from it.  A flow-time mismatch alone (a learning rate whose depth factor is off) shows only
+    weakly: by T both flows have slowed down (RANGES["E1_joint"]).  The rates of the two parts are the
+    derived claims below."""
     d = diagonal(t)
     move = travel(t)
     r = RANGES["E1_joint"]
