@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import fcntl
+import hashlib
 import math
 import sys
 import time
@@ -113,15 +114,16 @@ def main(argv: list[str]) -> int:
         sizes = [float(x) for x in a.sizes.split(",")] if a.sizes else entry.sizes
         for s in (0.0, *sizes):
             start = time.perf_counter()
-            if s == 0 and entry.experiment not in baseline:  # the code as it is: once per experiment
-                baseline[entry.experiment] = claims_at(entry, 0.0, a.scale, a.seed, Path(a.out))
+            # the code as it is: once per experiment and overrides (entries with other overrides are other
+            # sweeps: each gets its own baseline, in its own folder)
+            key = (entry.experiment, entry.overrides)
+            if s == 0 and key not in baseline:
+                tag = hashlib.sha256("\n".join(entry.overrides).encode()).hexdigest()[:8]
+                base = Path(a.out) / (f"baseline-{tag}" if entry.overrides else "")
+                baseline[key] = claims_at(entry, 0.0, a.scale, a.seed, base)
             # a mistake's runs go in a folder per entry: two entries of one experiment at one size have
             # the same config, so in one folder the second would skip its jobs and reuse the first's
-            claims = (
-                baseline[entry.experiment]
-                if s == 0
-                else claims_at(entry, s, a.scale, a.seed, Path(a.out) / name)
-            )
+            claims = baseline[key] if s == 0 else claims_at(entry, s, a.scale, a.seed, Path(a.out) / name)
             print(f"{name} s={s:g}: {time.perf_counter() - start:.0f} s", flush=True)
             rows += [
                 {
