@@ -24,3 +24,13 @@ def test_every_entry_names_a_registered_experiment_and_sizes_above_zero():
     names = registry.load_all()
     for entry in power.ENTRIES.values():
         assert entry.experiment in names and all(s > 0 for s in entry.sizes), entry
+
+
+def test_power_md_is_what_the_script_writes_from_power_csv():
+    """docs/power.md is generated from docs/power.csv (the merged runs): a row edited by hand in either, or
+    a change of the table's layout without rerunning the merge, fails here."""
+    import pandas as pd
+
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    table = pd.read_csv(docs / "power.csv", dtype={"commit": str})
+    assert (docs / "power.md").read_text(encoding="utf-8") == power.markdown(table), "docs/power.md is stale"
