@@ -159,3 +159,12 @@ def copy(built, tmp_path, capsys):
     shutil.copytree(built, out, symlinks=True)
     capsys.readouterr()
     return out
+
+
+def snapshot(root: Path) -> dict[str, bytes | None]:
+    """Every path under root with its bytes (None for a folder or a link): the reliability matrices'
+    "nothing written" check."""
+    return {
+        str(p.relative_to(root)): (p.read_bytes() if p.is_file() and not p.is_symlink() else None)
+        for p in sorted(root.rglob("*"))
+    }

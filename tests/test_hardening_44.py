@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import TEST_CONF
+from conftest import TEST_CONF, snapshot
 
 from mfx import cli, locks, results, runner, sweep
 from mfx.experiment import ConfigError
@@ -57,13 +57,6 @@ CHILD = textwrap.dedent(
     sys.exit(cli.main(sys.argv[1:]))
     """
 )
-
-
-def snapshot(root: Path) -> dict[str, bytes | None]:
-    return {
-        str(p.relative_to(root)): (p.read_bytes() if p.is_file() and not p.is_symlink() else None)
-        for p in sorted(root.rglob("*"))
-    }
 
 
 def one_line(err: str) -> None:

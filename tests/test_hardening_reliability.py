@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import TEST_CONF
+from conftest import TEST_CONF, snapshot
 
 from mfx import cli, locks, results, runtime, sweep
 from mfx.cache import cached
@@ -28,13 +28,6 @@ from mfx.cache import cached
 SEARCH = f"hydra.searchpath=[file://{TEST_CONF}]"
 TOY = [SEARCH, "experiment=toy"]
 ROOT = Path(__file__).parent.parent
-
-
-def snapshot(root: Path) -> dict[str, bytes | None]:
-    return {
-        str(p.relative_to(root)): (p.read_bytes() if p.is_file() and not p.is_symlink() else None)
-        for p in sorted(root.rglob("*"))
-    }
 
 
 def one_line(err: str) -> None:
