@@ -24,14 +24,15 @@ def _interrupted_at_startup(signum, frame):
     os._exit(130)
 
 
-def _private_folder(path: str) -> str:
-    """`path` as a folder only this user can write (numba's cache holds pickles), else a fresh one."""
+def private_folder(path: str) -> str:
+    """`path` as a folder only this user can write (numba's cache holds pickles, `mfx run --dry-run`
+    keeps its plans), else a fresh one."""
     try:
         os.mkdir(path, 0o700)
     except FileExistsError:
         st = os.lstat(path)
         if not os.path.isdir(path) or os.path.islink(path) or st.st_uid != os.getuid() or st.st_mode & 0o022:
-            return tempfile.mkdtemp(prefix="mfx-numba-")
+            return tempfile.mkdtemp(prefix=os.path.basename(path) + "-")
     return path
 
 
@@ -62,7 +63,7 @@ os.environ["MPLBACKEND"] = "agg"
 if "NUMBA_CACHE_DIR" not in os.environ and not os.access(os.path.dirname(__file__), os.W_OK):
     temporary = _temporary_folder()
     if temporary is not None:  # else numba's own user-wide cache (~/.cache/numba)
-        os.environ["NUMBA_CACHE_DIR"] = _private_folder(os.path.join(temporary, f"mfx-numba-{os.getuid()}"))
+        os.environ["NUMBA_CACHE_DIR"] = private_folder(os.path.join(temporary, f"mfx-numba-{os.getuid()}"))
 
 __version__ = "0.1.0"
 

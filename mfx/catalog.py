@@ -8,6 +8,7 @@ own count (`mfx.sweep.grid_sizes`).
 from __future__ import annotations
 
 import ast
+import functools
 import importlib.resources
 import json
 import re
@@ -34,6 +35,7 @@ class Entry:
     description: str
 
 
+@functools.cache  # the package's own source: read once per process
 def entries() -> dict[str, Entry]:
     """Every experiment registered by the families' `experiments` packages, by name."""
     found = {}
@@ -47,7 +49,9 @@ def entries() -> dict[str, Entry]:
                 for t in node.targets
                 if isinstance(t, ast.Name)
             }
-            for node in ast.walk(tree):
+            # registrations are module-level statements: function bodies (most of the source) are skipped
+            statements = [s for s in tree.body if not isinstance(s, (ast.FunctionDef, ast.ClassDef))]
+            for node in (n for s in statements for n in ast.walk(s)):
                 if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Experiment":
                     kw = {k.arg: _constant(k.value, names) for k in node.keywords}
                     if all(isinstance(kw.get(f), str) for f in FIELDS):
@@ -142,7 +146,9 @@ SIZE_KEYS: dict[str, tuple[str, ...]] = {
     "transformer_ntk": ("model.Ns", "model.ns", "model.seeds"),
 }
 COSTS = ROOT / "costs.json"
-MEASURED: dict[str, dict[str, float]] = json.loads(COSTS.read_text())["seconds_per_unit"]
+_COSTS = json.loads(COSTS.read_text())
+MEASURED: dict[str, dict[str, float]] = _COSTS["seconds_per_unit"]
+MEASURED_BY: str = _COSTS["measured"]  # which run, commit and machine
 
 
 def cost(name: str, scale: str) -> float | None:

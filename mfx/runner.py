@@ -88,6 +88,11 @@ def run(args: list[str], combined: bool = True) -> int:
     args = [a for a in args if a != "--dry-run"]
     overrides = _overrides(args)
     _refuse_words(overrides)
+    if dry and not printing and any(o.startswith("experiment=") for o in overrides):
+        # read back from the last look at the same command where there is one (naming the experiments
+        # of experiment=all reads their source: only where the look is new)
+        plans = sweep.looked(overrides, lambda: _plans(_experiments(overrides), overrides))
+        return _dry_run(plans, len(plans) > 1 and not launch.user_chose(overrides))
     names = _experiments(overrides)
     if printing and not names:
         return _hydra(args)
@@ -95,11 +100,10 @@ def run(args: list[str], combined: bool = True) -> int:
         raise ConfigError(
             "run: name an experiment: mfx run experiment=NAME (`mfx list` names them, `mfx run --help`)"
         )
-    # Every sweep is validated before any runs: a mistake in the second writes nothing for the first.
     # A finished sweep is recognised first, without the experiments' code: resuming it loads no torch.
-    plans = None if printing or dry else _finished(names, overrides)
+    plans = None if printing else _finished(names, overrides)
     if plans is None:
-        plans = [q for name in names for q in sweep.plans([_one(o, name) for o in overrides])]
+        plans = _plans(names, overrides)
     if (
         printing
         and _flag_value(args, ("--cfg", "-c")) == "job"
@@ -111,8 +115,6 @@ def run(args: list[str], combined: bool = True) -> int:
     if printing:
         return max(_hydra(p.hydra_overrides() + [p.replace.get(a, a) for a in _args(args, p)]) for p in plans)
     auto = len(plans) > 1 and not launch.user_chose(overrides)  # mfx picks each sweep's launch
-    if dry:
-        return _dry_run(plans, auto)
     run_id, saved = uuid.uuid4().hex, os.environ.get(results.RUN_ID)
     os.environ[results.RUN_ID] = run_id  # jobs sign their done.json: the tally counts this run's own
     failed = 0
@@ -140,6 +142,12 @@ def run(args: list[str], combined: bool = True) -> int:
     if len(plans) > 1 and combined:
         _combined_report(plans)
     return 1 if failed else 0
+
+
+def _plans(names: list[str], overrides: list[str]) -> list:
+    """Every sweep of the command line, validated before any runs: a mistake in the second writes
+    nothing for the first."""
+    return [q for name in names for q in sweep.plans([_one(o, name) for o in overrides])]
 
 
 def _finished(names: list[str], overrides: list[str]) -> list | None:
@@ -376,7 +384,7 @@ def _dry_run(plans, auto: bool = False) -> int:
             + (f"; launch: {words}" if words and pending else "")
         )
         for job, t in zip(p.jobs, states):
-            point = ", ".join(f"{k}={OmegaConf.select(job, k)}" for k in p.axes) or "the only job"
+            point = ", ".join(f"{k}={catalog.select(job, k)}" for k in p.axes) or "the only job"
             when = (
                 "done"
                 if t.done
@@ -393,8 +401,8 @@ def _dry_run(plans, auto: bool = False) -> int:
         + (f", ≈ {_duration(pending_total)}" + (f" for {known}" if unknown else "") if known else "")
         + (f"; {unknown} without an estimate (no earlier run of theirs at this scale)" if unknown else "")
         + (
-            f"; {modelled} of them from the cost model (measured at quick on 2 cores: a rough guide, "
-            "replaced by the jobs' own times once they ran)"
+            f"; {modelled} of them from the cost model ({catalog.MEASURED_BY}: a rough guide, replaced "
+            "by the jobs' own times once they ran)"
             if modelled
             else ""
         )
@@ -433,7 +441,7 @@ def _job_states(p) -> list[JobState]:
     "median": without a size model, the median time of the experiment's recorded jobs."""
     recorded: dict[tuple, list[float]] = {}
     provenances = []
-    for j in results.find_jobs(sorted((Path(p.jobs[0].out) / p.experiment).glob(f"{p.scale}*"))):
+    for j in results.find_jobs(sorted((p.out / p.experiment).glob(f"{p.scale}*"))):
         prov = results.read_json(j / results.PROVENANCE) or {}
         if isinstance(prov.get("seconds"), (int, float)) and isinstance(prov.get("config"), dict):
             key = tuple(str(catalog.select(prov["config"], k)) for k in p.axes)
@@ -443,7 +451,7 @@ def _job_states(p) -> list[JobState]:
     model = catalog.cost(p.experiment, p.scale)
     states = []
     for job, done in zip(p.jobs, _done(p)):
-        here = recorded.get(tuple(str(OmegaConf.select(job, k)) for k in p.axes))
+        here = recorded.get(tuple(str(catalog.select(job, k)) for k in p.axes))
         units = catalog.units(p.experiment, job)
         if here:
             states.append(JobState(done, statistics.median(here), "recorded"))

@@ -11,13 +11,19 @@ from __future__ import annotations
 import contextlib
 import difflib
 import functools
+import hashlib
 import importlib
+import importlib.metadata
+import importlib.resources
 import itertools
+import json
 import math
 import os
 import re
+import sys
 import tempfile
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from hydra import compose, initialize_config_module
@@ -26,8 +32,9 @@ from hydra.errors import HydraException
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
+import mfx
+from mfx import catalog, locks, results
 from mfx import experiment as registry
-from mfx import locks, results
 from mfx.experiment import SCALES, ConfigError, check
 
 
@@ -50,8 +57,12 @@ class Plan:
     launcher: str = ""  # the Hydra launcher's class (…SlurmLauncher, …BasicLauncher)
 
     @property
+    def out(self) -> Path:
+        return Path(catalog.select(self.jobs[0], "out"))
+
+    @property
     def folder(self) -> Path:
-        return Path(self.jobs[0].out) / self.experiment / f"{self.scale}{self.variant}"
+        return self.out / self.experiment / f"{self.scale}{self.variant}"
 
     def held_jobs(self) -> list[Path]:
         """The incomplete jobs of this sweep whose lock a live owner holds (another run)."""
@@ -158,6 +169,89 @@ def plans(overrides: list[str], checked: bool = True) -> list[Plan]:
                 "numbers, or one value spelled twice); give one value"
             )
     return out
+
+
+KEPT_LOOKS = 32  # the newest looks kept (≈ 130 kB for experiment=all): each code change makes new ones
+
+
+def looked(overrides: list[str], make: Callable[[], list[Plan]]) -> list[Plan]:
+    """The plans `make()` gives for a command line, for a look that runs nothing (`mfx run --dry-run`):
+    plans that passed every check for the same command line, configs, code and machine are read back
+    from the last look (jobs as resolved dicts: composing and validating experiment=all takes seconds
+    and loads torch), and only what depends on this moment is checked again: `out`, CUDA and the memory
+    each sweep needs.  A look is kept only when every experiment in it is mfx's own (an experiment
+    registered in-process, a test's, is not in the key), and never with an extra config search path."""
+    path = _looks() / f"{_look_key(overrides)}.json"
+    try:
+        saved = json.loads(path.read_text())
+        out = [Plan(**{k: v for k, v in d.items() if not k.startswith("memory")}) for d in saved]
+    except (OSError, ValueError, TypeError):
+        out = make()
+        exps = {p.experiment: registry.get(p.experiment) for p in out}
+        if all(e.run.__module__.startswith("mfx.") for e in exps.values()) and not any(
+            o.startswith("hydra.searchpath") for o in overrides
+        ):
+            _keep(path, out, exps)
+        return out
+    for p, d in zip(out, saved):
+        if any(catalog.select(j, "runtime.device") == "cuda" for j in p.jobs) and not _cuda_available():
+            raise ConfigError("runtime.device must be cpu or auto: torch sees no CUDA device on this machine")
+        for job in p.jobs:
+            _check_out(Path(catalog.select(job, "out")))
+        _check_memory(d["memory"], d["memory_keys"])
+        _probe_out(p.out)
+    return out
+
+
+def _keep(path: Path, plans: list[Plan], exps: dict) -> None:
+    saved = [
+        {
+            **{f.name: getattr(p, f.name) for f in fields(p)},
+            "jobs": [OmegaConf.to_container(j, resolve=True) for j in p.jobs],
+            "memory": _memory(p.jobs, exps[p.experiment]),
+            "memory_keys": exps[p.experiment].memory_keys,
+        }
+        for p in plans
+    ]
+    with contextlib.suppress(OSError):  # a look that cannot be kept is only a slower next look
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(saved))
+        os.replace(tmp, path)
+        for old in sorted(path.parent.glob("*.json"), key=lambda f: f.stat().st_mtime)[:-KEPT_LOOKS]:
+            old.unlink(missing_ok=True)
+
+
+def _looks() -> Path:
+    """A folder only this user writes, for the kept looks (plain JSON)."""
+    return Path(mfx.private_folder(os.path.join(tempfile.gettempdir(), f"mfx-plans-{os.getuid()}")))
+
+
+def _look_key(overrides: list[str]) -> str:
+    """What a plan depends on: the command line, every config file, mfx's code, the libraries that
+    compose it (and the launchers it may name), and the machine's own limits (cores: runtime.threads;
+    the working folder: a relative out)."""
+    h = hashlib.sha256()
+    conf = importlib.resources.files("mfx.conf")
+    for f in sorted(_files(conf), key=lambda f: f[0]):
+        h.update(f[0].encode() + b"\0" + f[1].read_bytes() + b"\0")
+    versions = []
+    for library in ("hydra-core", "omegaconf", "hydra-joblib-launcher", "hydra-submitit-launcher"):
+        with contextlib.suppress(importlib.metadata.PackageNotFoundError):
+            versions.append(f"{library}=={importlib.metadata.version(library)}")
+    facts = [overrides, results.code_hash(), os.getcwd(), os.cpu_count(), sys.version, versions]
+    h.update(json.dumps(facts).encode())
+    return h.hexdigest()[:24]
+
+
+def _files(folder, prefix: str = "") -> list:
+    """(relative name, file) of every YAML file under a package's resource folder."""
+    found = []
+    for f in folder.iterdir():
+        if f.is_dir():
+            found += _files(f, f"{prefix}{f.name}/")
+        elif f.name.endswith(".yaml"):
+            found.append((prefix + f.name, f))
+    return found
 
 
 # Hydra keys a user may set: the launcher and its resources (partition, time, memory), the search
@@ -614,18 +708,28 @@ def available_memory() -> int:
 
 def _check_resources(jobs: list[DictConfig], exp) -> None:
     """Refuse a sweep whose largest job would not fit in memory, before anything runs."""
+    _check_memory(_memory(jobs, exp), exp.memory_keys)
+
+
+def _memory(jobs: list[DictConfig], exp) -> float | None:
+    """The bytes the sweep's largest job needs (None: the experiment gives no estimate)."""
     if exp.memory is None:
-        return
+        return None
     try:  # an absurd size (1e308) overflows the estimate itself: no job of that size could run
-        need = float(max(exp.memory(j) for j in jobs))
+        return float(max(exp.memory(j) for j in jobs))
     except (OverflowError, ValueError, ZeroDivisionError):
-        need = math.inf
+        return math.inf
+
+
+def _check_memory(need: float | None, keys: str) -> None:
+    if need is None:
+        return
     have = available_memory()
     if not need <= have:
         size = f"≈ {need / 2**30:.3g} GiB" if math.isfinite(need) else "more memory than any machine has"
         raise ConfigError(
             f"model: the largest job needs {size}, this machine has {have / 2**30:.3g} GiB "
-            f"available (reduce {exp.memory_keys or 'the model sizes'})"
+            f"available (reduce {keys or 'the model sizes'})"
         )
 
 

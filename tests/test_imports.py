@@ -155,10 +155,11 @@ def dry_run_modules(tmp_path_factory) -> list[str]:
     return modules
 
 
-# A dry run plans, validates and estimates the jobs: it draws nothing and computes nothing.  torch and
-# pandas still load (issue 41 §4): every experiment's checks (`validate`, `memory`) live in modules that
-# import torch at their top (family code), and mfx.results, whose job states the dry run reads, imports
-# pandas at its top.  When they no longer do, these marks fail the test: remove them.
+# A dry run plans, validates and estimates the jobs: it draws nothing and computes nothing.  Its first
+# look at a command (this fixture's: a new out) still loads torch and pandas (issue 41 §4): every
+# experiment's checks (`validate`, `memory`) live in modules that import torch at their top (family
+# code).  The next look at the same command reads the first back without them (tests/test_sweep.py).
+# When the first look no longer loads them, these marks fail the test: remove them.
 NOT_YET = "the dry run's checks and job states still come with {}: issue 41 §4"
 
 
