@@ -223,7 +223,9 @@ def _docs(args) -> int:
     written = [results.write_bytes(out / name, text.encode()) for name, text in texts.items()]
     readme = Path(args.readme)
     if readme.is_file():
-        new = docs.readme(readme.read_text(encoding="utf-8"), docs.read_claims(kept))
+        performance = out / "performance.md"
+        timing = performance.read_text(encoding="utf-8") if performance.is_file() else ""
+        new = docs.readme(readme.read_text(encoding="utf-8"), docs.read_claims(kept), timing)
         written.append(results.write_bytes(readme, new.encode()))
     print(f"wrote {', '.join(str(p) for p in written)} (claims: {kept})")
     return 0

@@ -155,18 +155,35 @@ def figures_md(claims: list[dict]) -> str:
     return "\n".join([*lines, "", END])
 
 
-def readme(text: str, claims: list[dict]) -> str:
-    """`text` (the README) with its figures table and headline rewritten from `claims`."""
+def readme(text: str, claims: list[dict], performance: str = "") -> str:
+    """`text` (the README) with its figures table and headline rewritten from `claims`, and the paper
+    set's cost from `performance` (docs/performance.md, `mfx calibrate --performance`) where it has one."""
     if BEGIN not in text or END not in text:
         raise ValueError(f"README.md has no block between {BEGIN!r} and {END!r}")
     head, rest = text.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
     text = head + figures_md(claims) + tail
     records = statements.evaluate(claims, statements.registry())
-    return HEADLINE.sub(f"**{statements.headline(records)}**", text, count=1)
+    text = HEADLINE.sub(f"**{statements.headline(records)}**", text, count=1)
+    cost = paper_cost(performance)
+    return COST.sub(f"**{cost}**", text, count=1) if cost else text
 
 
 HEADLINE = re.compile(r"\*\*\d+ of \d+ statements reproduced[^*]*\*\*")
+COST = re.compile(r"\*\*the paper set: [^*]*\*\*")
+# the total line of a scale's table in docs/performance.md (mfx.commands.timing_record)
+TOTAL = re.compile(r"\| \*\*all\*\* \| (\d+) \| \*\*([\d.]+) min\*\* \| \| \*\*([\d.]+) min\*\* \|")
+
+
+def paper_cost(performance: str) -> str | None:
+    """ "the paper set: 232 jobs, 50.9 CPU-minutes, 30.8 minutes of sweep spans", from the paper table
+    of docs/performance.md; None without one."""
+    paper = performance.split("## scale paper", 1)
+    found = TOTAL.search(paper[1].split("\n## ", 1)[0]) if len(paper) == 2 else None
+    if found is None:
+        return None
+    jobs, cpu, span = found.groups()
+    return f"the paper set: {jobs} jobs, {cpu} CPU-minutes, {span} minutes of sweep spans"
 
 
 def metrics_md(command: str) -> str:

@@ -55,6 +55,8 @@ class Plan:
     # a sweep of a key that is not a grid axis is one plan per value: its override line → this value
     replace: dict[str, str] = field(default_factory=dict)
     launcher: str = ""  # the Hydra launcher's class (…SlurmLauncher, …BasicLauncher)
+    memory: float | None = None  # bytes its largest job needs (None: no estimate, or not checked)
+    memory_keys: str = ""  # the keys that drive it (named when it does not fit)
 
     @property
     def out(self) -> Path:
@@ -184,32 +186,28 @@ def looked(overrides: list[str], make: Callable[[], list[Plan]]) -> list[Plan]:
     path = _looks() / f"{_look_key(overrides)}.json"
     try:
         saved = json.loads(path.read_text())
-        out = [Plan(**{k: v for k, v in d.items() if not k.startswith("memory")}) for d in saved]
+        out = [Plan(**d) for d in saved]
     except (OSError, ValueError, TypeError):
         out = make()
-        exps = {p.experiment: registry.get(p.experiment) for p in out}
-        if all(e.run.__module__.startswith("mfx.") for e in exps.values()) and not any(
-            o.startswith("hydra.searchpath") for o in overrides
-        ):
-            _keep(path, out, exps)
+        own = all(registry.get(p.experiment).run.__module__.startswith("mfx.") for p in out)
+        if own and not any(o.startswith("hydra.searchpath") for o in overrides):
+            _keep(path, out)
         return out
-    for p, d in zip(out, saved):
+    for p in out:
         if any(catalog.select(j, "runtime.device") == "cuda" for j in p.jobs) and not _cuda_available():
             raise ConfigError("runtime.device must be cpu or auto: torch sees no CUDA device on this machine")
         for job in p.jobs:
             _check_out(Path(catalog.select(job, "out")))
-        _check_memory(d["memory"], d["memory_keys"])
+        _check_memory(p.memory, p.memory_keys)
         _probe_out(p.out)
     return out
 
 
-def _keep(path: Path, plans: list[Plan], exps: dict) -> None:
+def _keep(path: Path, plans: list[Plan]) -> None:
     saved = [
         {
             **{f.name: getattr(p, f.name) for f in fields(p)},
             "jobs": [OmegaConf.to_container(j, resolve=True) for j in p.jobs],
-            "memory": _memory(p.jobs, exps[p.experiment]),
-            "memory_keys": exps[p.experiment].memory_keys,
         }
         for p in plans
     ]
@@ -417,8 +415,9 @@ def plan(overrides: list[str], checked: bool = True) -> Plan:
     exp = registry.get(name) if checked else None
     hashes = [validate(job, exp) if checked else results.config_hash(job) for job in jobs]
     _refuse_twins(jobs, hashes, axes)
+    memory = _memory(jobs, exp) if checked else None
     if checked:
-        _check_resources(jobs, exp)
+        _check_memory(memory, exp.memory_keys)
         for out in sorted({str(j.out) for j in jobs}):
             _probe_out(Path(out))
     # The experiment's own configuration: the same command without the non-grid overrides.
@@ -440,7 +439,19 @@ def plan(overrides: list[str], checked: bool = True) -> Plan:
     ]
     launcher = str(OmegaConf.select(cfg, "hydra.launcher._target_", default="") or "")
     job_hashes = [results.job_hash(job, h) for job, h in zip(jobs, hashes)]
-    return Plan(name, base.scale, jobs, list(axes), sweep_hash, variant, user, job_hashes, launcher=launcher)
+    return Plan(
+        name,
+        base.scale,
+        jobs,
+        list(axes),
+        sweep_hash,
+        variant,
+        user,
+        job_hashes,
+        launcher=launcher,
+        memory=memory,
+        memory_keys=exp.memory_keys if checked else "",
+    )
 
 
 def _sweep_size(o) -> int:
@@ -706,11 +717,6 @@ def available_memory() -> int:
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
-def _check_resources(jobs: list[DictConfig], exp) -> None:
-    """Refuse a sweep whose largest job would not fit in memory, before anything runs."""
-    _check_memory(_memory(jobs, exp), exp.memory_keys)
-
-
 def _memory(jobs: list[DictConfig], exp) -> float | None:
     """The bytes the sweep's largest job needs (None: the experiment gives no estimate)."""
     if exp.memory is None:
@@ -722,6 +728,7 @@ def _memory(jobs: list[DictConfig], exp) -> float | None:
 
 
 def _check_memory(need: float | None, keys: str) -> None:
+    """Refuse a sweep whose largest job would not fit in memory, before anything runs."""
     if need is None:
         return
     have = available_memory()

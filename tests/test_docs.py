@@ -38,7 +38,17 @@ def test_the_readme_headline_and_figure_table_are_what_mfx_docs_writes_from_the_
     records = statements.evaluate(claims, statements.registry())
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     assert f"**{statements.headline(records)}**" in text
-    assert docs.readme(text, claims) == text, "README.md's figure table is stale: run `mfx docs`"
+    performance = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
+    assert docs.readme(text, claims, performance) == text, "README.md's figure table is stale: run `mfx docs`"
+
+
+def test_the_readme_gives_the_paper_sets_cost_from_its_timing_record():
+    performance = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
+    cost = docs.paper_cost(performance)
+    assert cost is None or f"**{cost}**" in (ROOT / "README.md").read_text(encoding="utf-8")
+    table = "## scale paper\n\n| … |\n| **all** | 232 | **50.9 min** | | **30.8 min** | |\n"
+    assert docs.paper_cost(table) == "the paper set: 232 jobs, 50.9 CPU-minutes, 30.8 minutes of sweep spans"
+    assert docs.paper_cost(table.replace("paper", "quick")) is None
 
 
 def _claims_csv(path: Path, rows: list[dict]) -> None:
