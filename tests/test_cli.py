@@ -276,7 +276,8 @@ def test_audit_states_its_cost_before_it_starts(tmp_path):
     args = cli._parser().parse_args(["audit", "--seeds", "10", "--out", str(tmp_path)])
     text = runner._audit_cost(args, ["resnet_phase"])
     # no earlier run under --out: the cost model's estimate (mfx/catalog.py)
-    assert text.startswith("audit: 1 experiment × 10 seeds = 200 jobs, ≈ ") and "without" not in text
+    jobs = 10 * sweep.grid_sizes("resnet_phase")["quick"]
+    assert text.startswith(f"audit: 1 experiment × 10 seeds = {jobs} jobs, ≈ ") and "without" not in text
     assert not any(tmp_path.iterdir())  # stating the cost runs nothing
 
 

@@ -5,9 +5,11 @@ import subprocess
 import sys
 
 import pytest
+from conftest import TEST_CONF
 
 from mfx import cli, results, sweep
-from tests.test_cli import TOY
+
+TOY = [f"hydra.searchpath=[file://{TEST_CONF}]", "experiment=toy"]
 
 PHASE = ["run", "experiment=resnet_phase,quad_hessian"]
 
