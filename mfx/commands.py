@@ -158,15 +158,20 @@ def _calibrate(args) -> int:
     results.write_bytes(catalog.COSTS, text.encode())
     print(f"wrote {catalog.COSTS}")
     if args.performance:
-        record = timing_record(by_sweep, f"mfx calibrate {out} --performance {args.performance}")
+        path = Path(args.performance)
+        kept = path.read_text(encoding="utf-8") if path.is_file() else ""
+        record = timing_record(by_sweep, f"mfx calibrate {out} --performance {args.performance}", kept)
         print(f"wrote {results.write_bytes(Path(args.performance), record.encode())}")
     return 0
 
 
-def timing_record(by_sweep: dict[tuple[str, str], list[dict]], command: str) -> str:
+def timing_record(by_sweep: dict[tuple[str, str], list[dict]], command: str, kept: str = "") -> str:
     """docs/performance.md: per scale and experiment, the jobs' wall and CPU seconds (their provenance:
     `seconds`, `cpu_seconds`) and the sweep's span from its first job's start to its last job's end —
-    the whole set's CPU minutes and wall beside them."""
+    the whole set's CPU minutes and wall beside them.  A scale this run has no job of keeps its section
+    from `kept` (the record before: `make paper` and `make docs` each measure one scale); each section
+    names the run it is from."""
+    earlier = {part.split("\n", 1)[0]: "## scale " + part for part in kept.split("\n## scale ")[1:]}
     lines = [
         "# Performance: what each sweep of a run cost",
         "",
@@ -181,10 +186,13 @@ def timing_record(by_sweep: dict[tuple[str, str], list[dict]], command: str) -> 
     for scale in SCALES:
         sweeps = sorted((name, provs) for (name, s), provs in by_sweep.items() if s == scale)
         if not sweeps:
+            lines += ["", earlier[scale].rstrip("\n")] if scale in earlier else []
             continue
         lines += [
             "",
             f"## scale {scale}",
+            "",
+            report.generated_by(command),
             "",
             "| experiment | jobs | CPU (s) | job wall (s) | span (s) | threads |",
         ]
