@@ -170,13 +170,15 @@ def run(cfg: DictConfig) -> list[dict]:
             for s in seeds
         ]
     ).to(rt.device)
-    # the same uniform draws idx on the pool (row 0) and on its first model.boot_width bootstrap
-    # resamples, batched in the seed dimension: [(1 + W)·S, L, H, d, d], i.i.d. heads of each pool
-    W = m.boot_width
-    heads = _pool_index(cfg)[: 1 + W].to(idx.device)[:, idx].flatten(0, 1)
+    # the same uniform draws idx on the pool (all S seeds) and, for the first Sb = model.boot_seeds of
+    # them, on its first W = model.boot_width bootstrap resamples, batched in the seed dimension:
+    # [S + W·Sb, L, H, d, d], i.i.d. heads of each pool
+    S, W = len(seeds), m.boot_width
+    Sb = min(m.boot_seeds, S)
+    rows_of = _pool_index(cfg)[: 1 + W].to(idx.device)
+    heads = torch.cat([rows_of[0][idx], rows_of[1:][:, idx[:Sb]].flatten(0, 1)])
     Q, K, V = (p[heads] for p in pool)
     out = _train(m, Q, K, V, c.X, q0, y)
-    S = len(seeds)
     yhat = out["yhat"][:, :S]  # [T, S, N, d]
     y_ref, y_full = ref["yhat"][:, 0].to(yhat), full["yhat"][:, 0].to(yhat)
     coords = {
@@ -209,8 +211,9 @@ def run(cfg: DictConfig) -> list[dict]:
     # the width error of the networks drawn from bootstrap pool b, against that pool's full network:
     # the spread of their width exponents is the exponent's sampling error over pools
     for b in range(1, 1 + W):
-        err_b = _rms(out["yhat"][-1, b * S : (b + 1) * S], full["yhat"][-1, b].to(yhat))
-        rows += [dict(coords, pool=b, seed=s, metric="err_mc_boot", value=err_b[s]) for s in seeds]
+        first = S + (b - 1) * Sb
+        err_b = _rms(out["yhat"][-1, first : first + Sb], full["yhat"][-1, b].to(yhat))
+        rows += [dict(coords, pool=b, seed=s, metric="err_mc_boot", value=err_b[s]) for s in range(Sb)]
     loss_ref = ref["loss"][:, 0].to(out["loss"])
     for k in _geom_steps(m.steps, 25):
         t = k * m.eta
@@ -227,6 +230,7 @@ def validate(cfg: DictConfig) -> None:
     check(cfg, "model.target_scale", float, low=0)
     check(cfg, "model.boot_pools", int, low=0)
     check(cfg, "model.boot_width", int, low=0, high=cfg.model.boot_pools)
+    check(cfg, "model.boot_seeds", int, low=1)
 
 
 def memory(cfg: DictConfig) -> float:
@@ -235,12 +239,10 @@ def memory(cfg: DictConfig) -> float:
     ([1 + B, N, P·n, n] per layer, about 6 tensors), in float64, plus the recorded outputs."""
     m = cfg.model
     N = len(m.params)
-    sampled = 4 * (1 + m.boot_width) * m.seeds * N * m.H * m.n * m.n * m.L
+    nets = m.seeds + m.boot_width * min(m.boot_seeds, m.seeds)
+    sampled = 4 * nets * N * m.H * m.n * m.n * m.L
     pooled = 6 * (1 + m.boot_pools) * N * m.P * m.n * m.n * m.L_ref
-    return 8.0 * (
-        max(sampled, pooled)
-        + (m.steps + 1) * ((1 + m.boot_width) * m.seeds + 2 * (1 + m.boot_pools)) * N * m.d
-    )
+    return 8.0 * (max(sampled, pooled) + (m.steps + 1) * (nets + 2 * (1 + m.boot_pools)) * N * m.d)
 
 
 def _bootstrap(table: pd.DataFrame, statistic) -> float:
@@ -395,6 +397,7 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             detail=f"{fw.describe('slope')} on the RMS over seeds; {pools_note}; scale={scale}",
             u=u_width,
             how="seed bootstrap SD ⊕ the pool part of the bootstrap pools' SD",
+            post_hoc=r["post_hoc"],
             points=fw.n,
             seeds=seeds,
             min_points=3,
@@ -481,7 +484,7 @@ def claims(table: pd.DataFrame) -> list[Claim]:
         f"depth term's share of 𝔼 err² at (L, H) = ({L}, {H}): {sh['depth']:.3g}; width term's at "
         f"({Lw}, {Hw}): {sh['width']:.3g}"
     )
-    r2 = RANGES["E1_law_r2"]["value"][scale]
+    r2, r2_post_hoc = RANGES["E1_law_r2"]["value"][scale], RANGES["E1_law_r2"]["post_hoc"]
     out.append(
         Claim.at_least(
             E,
@@ -495,6 +498,7 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             points=law.n,
             seeds=seeds,
             min_points=len(LAW_TERMS) + 2,
+            post_hoc=r2_post_hoc,
             kind="derived",
             statement_id="barboni.mean_field_limit",
             source=f"{DERIVATION} (the law 𝔼 err² = A x² + (B + C x)/(LH) and its terms); {CONVENTIONS}",
@@ -513,6 +517,6 @@ register(
         claims=claims,
         validate=validate,
         memory=memory,
-        memory_keys="model.L, model.H, model.n, model.P, model.seeds, model.boot_pools, model.boot_width",
+        memory_keys="model.L, model.H, model.n, model.P, model.seeds, model.boot_pools, model.boot_width, model.boot_seeds",
     )
 )

@@ -76,6 +76,12 @@ def test_width_exponent_u_carries_the_pools_spread_from_networks_drawn_from_boot
     assert math.isnan(width(plain).u) and "no bootstrap-pool networks at L = 4" in width(plain).detail
     claim = width(boot)
     assert math.isfinite(claim.u) and "over 2 bootstrap pools" in claim.detail
+    # model.boot_seeds: the bootstrap-pool networks of the first seeds only, the same draws and values
+    fewer = run("fewer", "model.boot_width=2", "model.boot_seeds=2", *small)
+    np.testing.assert_allclose(own(fewer), own(plain), rtol=1e-12)
+    pools = lambda t: t[t["metric"] == "err_mc_boot"].sort_values(["pool", "H", "seed"])
+    first = pools(boot)[pools(boot)["seed"] < 2]
+    np.testing.assert_allclose(pools(fewer)["value"].to_numpy(), first["value"].to_numpy(), rtol=1e-12)
 
 
 def test_the_seed_key_shifts_every_stream_and_repeats_bytes(tmp_path):
