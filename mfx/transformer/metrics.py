@@ -73,6 +73,7 @@ METRICS = {
         "final_over_irreducible": "R(T) over the irreducible loss of the best constant output",
         "final_dev_irreducible": "|R(T)/R_irr − 1|",
         "diverged_at": "flow time of the first non-finite loss",
+        "max_rise": "largest R(t_{k+1})/R(t_k) over the recorded steps above 1e-20·R(0): > 1 where GD overshot the flow",
     },
     "transformer_ntk": {
         "cf_ratio": "λ_min/λ_max of the closed-form Gram of the Λ_μ modulo affine functions",

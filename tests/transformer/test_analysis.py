@@ -211,3 +211,22 @@ def test_width_boot_slopes_fit_each_bootstrap_pool_on_its_own_with_its_seeds_spr
     np.testing.assert_allclose(sds, 0, atol=1e-12)
     assert L == 16
     assert len(analysis.width_boot_slopes(t)[0]) == 0
+
+
+def test_the_adjoint_depth_exponent_carries_the_next_euler_term():
+    """err = a/L + b/L²: a plain power law reads the bend (fresh seed 5302's draw 0: −0.69), the fit with
+    (1 + c/L) reads the first order exactly; a half-order error reads −½, whatever its bend."""
+    from mfx import fit
+
+    L = np.array([4.0, 8.0, 16.0, 32.0])
+    errs = {0: 4.6 / L - 8.4 / L**2, 1: 1.9 / L - 2.4 / L**2, 2: L**-0.5 * (1 + 0.7 / L)}
+    t = pd.DataFrame(
+        [
+            {"metric": "err_depth", "draw": k, "L": l, "value": v}
+            for k, e in errs.items()
+            for l, v in zip(L, e)
+        ]
+    )
+    ks = analysis.adjoint_depth_exponents(t)
+    np.testing.assert_allclose(ks.to_numpy(), [-1.0, -1.0, -0.5], atol=1e-6)
+    assert fit.power_law(L, errs[0])["slope"] > -0.75  # the plain fit's bend

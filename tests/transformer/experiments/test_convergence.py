@@ -91,3 +91,21 @@ def test_the_trained_grid_claim_reads_every_run_and_needs_three_points(run_exper
     assert claim.verdict == "inconclusive" and claim.points == 2 and claim.of == 6
     assert claim.excluded == 6 - int((table["metric"] == "grid_rate_dev").sum())
     assert (table.loc[table["metric"] == "grid_rate_dev", "value"].abs() < 1).all()
+
+
+def test_the_large_loss_step_rule_reads_a_blow_up_and_the_kernels_stability():
+    """The large-loss case halves its step until GD is stable along the kernel's top mode (`_follows_flow`):
+    every run finite, η·λ_max(K_t)/N ≤ 1 at every NTK point; a rise of R is reported (`_max_rise`)."""
+    import numpy as np
+    import torch
+
+    from mfx.transformer.experiments.convergence import _follows_flow, _max_rise
+
+    lam = [(0, {"full": {"lam_max": torch.tensor([10.0, 20.0])}}, None)]
+    R = np.array([[4.0, 4.0], [3.0, 2.0], [1.0, 1e-25], [0.5, 2e-25]])
+    assert _follows_flow(R, lam, "full", 0.2, 4)  # 0.2·20/4 = 1
+    assert not _follows_flow(R, lam, "full", 0.3, 4)  # 1.5: the top mode's step is past the margin
+    assert _max_rise(R[:, 0]) == 0.75 and _max_rise(R[:, 1]) == 0.5  # 1e-25 → 2e-25 is rounding
+    assert _max_rise(R[[0, 2, 1, 3], 0]) == 3.0
+    R[3, 0] = np.inf
+    assert not _follows_flow(R, lam, "full", 0.1, 4)
