@@ -43,15 +43,16 @@ model.student_weights / teacher_weights, at O(k³) cost. `init="idealised"` is m
 (same numbers as the ODE's idealised init) with T = teacher_T; for the overlaps of given weights
 (the full SGD's own start), use `overlaps_of`.
 
-Randomness. Each seed has its own numpy generators, seeded by mfx.runtime.stream_seed(seed, "quadratic",
+Randomness. Each seed has its own PCG64 streams, seeded by mfx.runtime.stream_seed(seed, "quadratic",
 "chain", stream), drawn in fixed chunks of CHUNK steps, so seed s follows the same trajectory alone or
-in any batch, whatever the logging grid and the thread count. The step loop is compiled with numba: a
+in any batch, whatever the logging grid and the thread count; a seed that has finished draws no more. The step loop is compiled with numba: a
 step is a few hundred flops per seed, and the same step batched over seeds in numpy or torch ran 30–90×
 slower (per-call overhead). The factorisation is a chain of dependent square roots and divisions, so
 `_advance` steps LANES seeds at once with the seed index innermost (their latencies overlap: 70 against
 160 ns per seed-step at p = p* = 3, one seed at a time), and seed groups run in threads (`simulate`'s
-`threads`, numba without the GIL). Drawing the k normals and the χ² (≈ 77 ns per seed-step) is then
-half of the cost.
+`threads`, numba without the GIL). The draws are compiled too (`_draw`: numpy's own numbers, bit for bit,
+≈ 29 instead of 84 ns per seed-step at k = 6), so the step is now ≈ 3/4 of the cost (benchmarks/
+bench_quadratic.py: chain ≈ 100 ns per seed-step at p = p* = 3, ≈ 3.5× its draws).
 """
 
 from __future__ import annotations
@@ -62,6 +63,9 @@ from concurrent.futures import ThreadPoolExecutor
 import numba
 import numpy as np
 import torch
+from llvmlite import ir
+from numba.extending import intrinsic
+from numba.np.random._constants import fi_double, ki_double, wi_double, ziggurat_nor_inv_r, ziggurat_nor_r
 
 from mfx import runtime
 from mfx.quadratic import model
@@ -75,6 +79,126 @@ CHOLESKY_TOL = 1e-8  # plain Cholesky gives way to the pivoted one at pivots ≤
 
 def _rng(seed: int, *stream: object) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(runtime.stream_seed(seed, "quadratic", "chain", *stream)))
+
+
+def _rng_state(seed: int, stream: str) -> np.ndarray:
+    """The PCG64 state of `_rng(seed, stream)` as uint64 (state high, low, increment high, low)."""
+    state = _rng(seed, stream).bit_generator.state["state"]
+    return np.array(
+        [v >> s & (2**64 - 1) for v in (state["state"], state["inc"]) for s in (64, 0)], np.uint64
+    )
+
+
+# The chain's draws, compiled: numpy's PCG64 bit generator, ziggurat normal and Marsaglia–Tsang gamma
+# (numpy/random/src/distributions, as numba.np.random ports them, with numpy's ziggurat tables), inlined
+# with the generator state in registers. The numbers are bit for bit those of numpy's
+# Generator(PCG64(seed)).standard_normal / .chisquare, which the chain drew before (tests/test_bench.py,
+# tests/quadratic/test_chain.py): numpy's own calls cost ≈ 10 ns a normal and 20 ns a χ² (a function
+# pointer per 64 bits), ≈ 3 and ≈ 6 here.
+_U0, _U1, _U8, _U11, _U58, _U63, _U64 = (np.uint64(v) for v in (0, 1, 8, 11, 58, 63, 64))
+_MASK8, _MASK52 = np.uint64(0xFF), np.uint64(0x000FFFFFFFFFFFFF)
+_MULT_HI, _MULT_LO = np.uint64(2549297995355413924), np.uint64(4865540595714422341)  # PCG's 128-bit LCG
+_TO_DOUBLE = 1.0 / 9007199254740992.0  # 2⁻⁵³: numpy's next_double from the top 53 bits
+
+
+@intrinsic
+def _umulhi(typingctx, a, b):
+    """The high 64 bits of the 128-bit product of two uint64."""
+
+    def codegen(context, builder, signature, args):
+        i128 = ir.IntType(128)
+        product = builder.mul(builder.zext(args[0], i128), builder.zext(args[1], i128))
+        return builder.trunc(builder.lshr(product, ir.Constant(i128, 64)), ir.IntType(64))
+
+    return numba.types.uint64(numba.types.uint64, numba.types.uint64), codegen
+
+
+@numba.njit(inline="always")
+def _pcg64(st):
+    """numpy's pcg64_next64 (128-bit LCG step, XSL-RR output): (64 random bits, next state)."""
+    hi, lo, inc_hi, inc_lo = st
+    product_lo = lo * _MULT_LO
+    new_lo = product_lo + inc_lo
+    new_hi = (
+        _umulhi(lo, _MULT_LO) + lo * _MULT_HI + hi * _MULT_LO + inc_hi + (_U1 if new_lo < product_lo else _U0)
+    )
+    x, rot = new_hi ^ new_lo, new_hi >> _U58
+    return (x >> rot) | (x << ((_U64 - rot) & _U63)), (new_hi, new_lo, inc_hi, inc_lo)
+
+
+@numba.njit(inline="always")
+def _uniform(st):
+    r, st = _pcg64(st)
+    return (r >> _U11) * _TO_DOUBLE, st
+
+
+@numba.njit(inline="always")
+def _normal(st):
+    """numpy's random_standard_normal (256-layer ziggurat, exponential tail)."""
+    while True:
+        r, st = _pcg64(st)
+        idx = r & _MASK8
+        r >>= _U8
+        rabs = (r >> _U1) & _MASK52
+        x = rabs * wi_double[idx]
+        if r & _U1:
+            x = -x
+        if rabs < ki_double[idx]:
+            return x, st
+        if idx == 0:
+            while True:
+                u, st = _uniform(st)
+                xx = -ziggurat_nor_inv_r * np.log1p(-u)
+                u, st = _uniform(st)
+                yy = -np.log1p(-u)
+                if yy + yy > xx * xx:
+                    return (-(ziggurat_nor_r + xx) if (rabs >> _U8) & _U1 else ziggurat_nor_r + xx), st
+        u, st = _uniform(st)
+        if (fi_double[idx - 1] - fi_double[idx]) * u + fi_double[idx] < np.exp(-0.5 * x * x):
+            return x, st
+
+
+@numba.njit(inline="always")
+def _gamma(st, shape):
+    """numpy's random_standard_gamma for shape ≥ 1 (Marsaglia–Tsang)."""
+    b = shape - 1.0 / 3.0
+    c = 1.0 / np.sqrt(9 * b)
+    while True:
+        while True:
+            X, st = _normal(st)
+            V = 1.0 + c * X
+            if V > 0.0:
+                break
+        V = V * V * V
+        U, st = _uniform(st)
+        if U < 1.0 - 0.0331 * (X * X) * (X * X):
+            return b * V, st
+        if np.log(U) < 0.5 * X * X + b * (1.0 - V + np.log(V)):
+            return b * V, st
+
+
+@numba.njit(cache=True, nogil=True)
+def _draw(state, g, chi2, noise, df, noise_scale):
+    """One seed's chunk: g [CHUNK, k] normals from stream 0, chi2 [CHUNK] ~ χ²_df from stream 1 (left
+    alone when df = 0) and noise [CHUNK or 0] = noise_scale · normals from stream 2, as numpy's
+    standard_normal(out=g), chisquare(df, CHUNK) and standard_normal(out=noise) · noise_scale would;
+    state [3, 4] (`_rng_state` per stream) is advanced in place."""
+    st = (state[0, 0], state[0, 1], state[0, 2], state[0, 3])
+    for t in range(g.shape[0]):
+        for i in range(g.shape[1]):
+            g[t, i], st = _normal(st)
+    state[0, 0], state[0, 1], state[0, 2], state[0, 3] = st
+    if df > 0:
+        st = (state[1, 0], state[1, 1], state[1, 2], state[1, 3])
+        for t in range(chi2.shape[0]):
+            x, st = _gamma(st, df / 2.0)
+            chi2[t] = 2.0 * x
+        state[1, 0], state[1, 1], state[1, 2], state[1, 3] = st
+    st = (state[2, 0], state[2, 1], state[2, 2], state[2, 3])
+    for t in range(noise.shape[0]):
+        x, st = _normal(st)
+        noise[t] = x * noise_scale
+    state[2, 0], state[2, 1], state[2, 2], state[2, 3] = st
 
 
 def overlaps_of(W: torch.Tensor, W_star: torch.Tensor) -> torch.Tensor:
@@ -289,7 +413,10 @@ def _advance(M, G, chi2, noise, start, n, p, a, a_star, eta, N, alive):
     innermost: a step is a chain of dependent square roots and divisions, and interleaving independent
     seeds hides their latency (2.3× faster than one seed at a time). Padding lanes step with
     eta = 0 from M = I and are never written back. A lane whose plain Cholesky fails takes the scalar
-    pivoted one."""
+    pivoted one. Within a call only the student rows of each lane's M are updated (ρᵀ is written back
+    with them) and divergence is checked at the end: 15 % less per step than both per step.
+    LLVM leaves the lane loops scalar (LANES 4–32, noalias arguments, specialising p and k: no vector
+    code, no gain), so a step costs ≈ 70 ns per seed at p = p* = 3, ≈ 2.5× its draws."""
     k = M.shape[1]
     r = k - p
     L = LANES
@@ -404,32 +531,27 @@ def _advance(M, G, chi2, noise, start, n, p, a, a_star, eta, N, alive):
                 for j in range(p):
                     for b in range(L):
                         Ml[i, j, b] += inv[b] * z[i, b] * z[j, b]
-                for m in range(p, k):
+                for m in range(p, k):  # ρ only: its transpose is written back once, below
                     for b in range(L):
-                        d = err[b] * z[i, b] * z[m, b] / N
-                        Ml[i, m, b] += d
-                        Ml[m, i, b] += d
-            acc[:] = 0.0
-            for i in range(p):
-                for j in range(k):
-                    for b in range(L):
-                        acc[b] += Ml[i, j, b]
-            for b in range(L):
-                if live[b] and not np.isfinite(acc[b]):  # diverged: NaN in M, then a padding lane
-                    M[idx[j0 + b]] = np.nan
-                    alive[idx[j0 + b]] = False
-                    live[b] = False
-                    et[b] = 0.0
-                    for i in range(k):
-                        for j in range(k):
-                            Ml[i, j, b] = 1.0 if i == j else 0.0
-                    for i in range(r):
-                        for j in range(r):
-                            At[i, j, b] = 1.0 if i == j else 0.0
-                            Ati[i, j, b] = 1.0 if i == j else 0.0
+                        Ml[i, m, b] += err[b] * z[i, b] * z[m, b] / N
+        # a lane whose M stopped being finite ran on in NaN (no exception: error_model="numpy"); checking
+        # once per call, not per step, leaves every finite lane's numbers as they are
         for b in range(L):
             if live[b]:
-                M[idx[j0 + b]] = Ml[:, :, b]
+                s = idx[j0 + b]
+                finite = True
+                for i in range(p):
+                    for j in range(k):
+                        finite = finite and np.isfinite(Ml[i, j, b])
+                if not finite:
+                    M[s] = np.nan
+                    alive[s] = False
+                    continue
+                for i in range(p):
+                    for j in range(k):
+                        M[s, i, j] = Ml[i, j, b]
+                    for m in range(p, k):
+                        M[s, m, i] = Ml[i, m, b]
 
 
 def factor(M: np.ndarray, p: int) -> np.ndarray:
@@ -463,10 +585,8 @@ class _Draws:
     label noise √Δ ξ [S, CHUNK] (empty when Δ = 0), each from its own generator per seed."""
 
     def __init__(self, seeds, k, N, Delta):
-        self.df, self.Delta = N - k, Delta
-        self.rng_g = [_rng(s, "g") for s in seeds]
-        self.rng_chi2 = [_rng(s, "chi2") for s in seeds]
-        self.rng_xi = [_rng(s, "xi") for s in seeds] if Delta > 0 else []
+        self.df, self.noise_scale = float(N - k), Delta**0.5
+        self.state = np.stack([np.stack([_rng_state(s, x) for x in ("g", "chi2", "xi")]) for s in seeds])
         S = len(seeds)
         self.g = np.empty((S, CHUNK, k))
         self.chi2 = np.zeros((S, CHUNK))
@@ -474,12 +594,7 @@ class _Draws:
 
     def refill(self, seeds: range):
         for i in seeds:
-            self.rng_g[i].standard_normal(out=self.g[i])
-            if self.df > 0:
-                self.chi2[i] = self.rng_chi2[i].chisquare(self.df, CHUNK)
-            if self.rng_xi:
-                self.rng_xi[i].standard_normal(out=self.noise[i])
-                self.noise[i] *= self.Delta**0.5
+            _draw(self.state[i], self.g[i], self.chi2[i], self.noise[i], self.df, self.noise_scale)
 
 
 def simulate(
@@ -522,10 +637,10 @@ def simulate(
     t, pos = 0, CHUNK
 
     def work(group, pos, n):
-        if pos == 0:
-            draws.refill(group)
         sl = slice(group.start, group.stop)
         run = alive[sl] & ~finished[sl]
+        if pos == 0:  # only the seeds still running: a finished or diverged seed never steps again
+            draws.refill(group.start + np.flatnonzero(run))
         _advance(M[sl], draws.g[sl], draws.chi2[sl], draws.noise[sl], pos, n, p, a, a_star, eta[sl], N, run)
         alive[sl] &= run | finished[sl]
 
