@@ -443,7 +443,7 @@ RANGES: dict[str, dict] = {
         "mistake": "the teacher readout a*·(1 + s) in SGD's labels (ε_g read with a*): SGD reaches the minimum of "
         "another risk, ε = ½ s² E y² (1.43 s² of the gap at p = 3, p* = 2); size s. The zero init (W0 = 0) "
         "fails it too (test_init_sgd_learns_fails_with_a_zero_init)",
-        "detects": {"quick": 0.1},
+        "detects": {"quick": 0.1, "paper": 0.1},
     },
     "init.learns_ode": {
         "value": 0.01,
@@ -454,7 +454,7 @@ RANGES: dict[str, dict] = {
         "statement": "bocchi.init/learns",
         "mistake": "the ODE's drift with the teacher readout a*·(1 + s) (ε_g read with a*); size s. 'Orthogonal' "
         "read as orthogonal to the teacher (ρ0 = 0, the ODE's fixed point) fails it too",
-        "detects": {"quick": 0.1},
+        "detects": {"quick": 0.1, "paper": 0.1},
     },
     "init.zero_exact": {
         "value": 1e-12,
