@@ -165,8 +165,8 @@ def _follows_flow(R: np.ndarray, lam: list, block: str, eta: float, N: int) -> b
 
     Not required: a non-increasing R.  At η = 0.0025 (seed 6000) R still rose between recorded steps in
     the transient on 5 of 8 runs (up to ×2.5, where λ_max(K_t) spikes between the NTK points), and halving
-    until none did was not done within 4 halvings (16× the steps); the rises are reported per run
-    (`max_rise`) beside the claim instead."""
+    until none did would cost many times the case; the rises are reported per run (`max_rise`) beside the
+    claim instead."""
     if not np.isfinite(R).all():
         return False
     lam_max = max(float(spec[block]["lam_max"].max()) for _, spec, _ in lam)
@@ -253,7 +253,7 @@ def run(cfg: DictConfig) -> list[dict]:
     if role == "large":
         # the kernel grows ~100× while a large loss is trained away (λ_max(K_t) 15 → 1585, seed 6000), so
         # K_0's step says nothing of the later steps: the step is halved, the horizon T kept, until GD
-        # follows the flow on every run (`_follows_flow`), at most RANGES["E2_large_halvings"] times
+        # is stable on every run (`_follows_flow`), at most RANGES["E2_large_halvings"] times (cost)
         for _ in range(RANGES["E2_large_halvings"]["value"]):
             if _follows_flow(out["loss"].cpu().numpy(), lam, block, m.eta, N):
                 break
