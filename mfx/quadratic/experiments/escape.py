@@ -65,7 +65,8 @@ def run_escape(cfg):
     threshold = 0.5 * eps_pl
     coords = {"p": m.p, "p_star": m.p_star, "eta": eta, "g": g, "eps_pl": eps_pl, "readout": m.readout}
     run_sgd = m.p == m.p_star or not m.sgd_diagonal
-    N_all = sorted(set(m.ode_N) | (set(m.sgd_N) if run_sgd else set()))
+    sgd_N = [N for N in m.sgd_N if N <= m.sgd_N_max.get(m.p_star, N)]  # the budget's cap per p*
+    N_all = sorted(set(m.ode_N) | (set(sgd_N) if run_sgd else set()))
     seeds = _seeds(cfg, m.ode_seeds)
     inits = [_idealised(m, N, seeds) for N in N_all]
     rho0 = np.concatenate([r for r, _ in inits])
@@ -95,7 +96,7 @@ def run_escape(cfg):
                 )
     if run_sgd:
         sgd_seeds = _seeds(cfg, m.sgd_seeds)
-        for N in m.sgd_N:
+        for N in sgd_N:
             rows += _sgd_escape(m, N, sgd_seeds, a, a_star, eta, g, threshold, t_esc_g.get(N), tau, coords)
         if m.sgd_method == "overlap" and m.full_N:
             # the chain never stands unverified: the same statistic by the full N-dimensional SGD and by
