@@ -200,6 +200,30 @@ def lazy_limit_fit(table, init="iid"):
     return out
 
 
+LIMIT_REF_SHARE = 4  # the 1/L fit uses sizes L ≤ L_ref/4 (see lazy_depth_slope)
+
+
+def lazy_depth_slope(table):
+    """(power-law fit in L of the paired distance to the tangent mean ODE limit, RMS over reps, at
+    the largest alpha of the sweep, that alpha, points), over the sizes L = M ≤ L_ref/LIMIT_REF_SHARE.
+
+    Paired units remove the alpha/√(LM) term (`mfx.resnet.tangent`), so no window alpha ≪ √(LM)
+    is needed, and at the largest alpha the 1/alpha term is negligible (the paired distance is flat
+    in alpha there): every size enters, which a window alpha ≤ √(LM)/2 would cut to three over a
+    factor 4 (u 0.08 at paper scale).  The reference is the same paired model at L_ref = M_ref with
+    its own independent units, so its own error (∝ 1/L_ref) adds in quadrature to the network's:
+    at L = L_ref/2 it lifts the distance by √(1 + 1/4) and flattens the slope (paper, seed 0: the
+    step L = 64 → 128 fell by 0.64, not 0.5); at L ≤ L_ref/4 it adds ≤ 3 %."""
+    t = _last_step(table, "resnet_lazy", "lim_dist")
+    if not t.empty:
+        t = t[(t["init"] == "paired") & (t["L"] <= t["L_ref"] / LIMIT_REF_SHARE)]
+    if t.empty:
+        return fit.power_law([], []), float("nan"), 0
+    alpha = float(t["alpha"].max())
+    err = t[t["alpha"] == alpha].groupby("L")["value"].apply(lambda v: float(np.sqrt(np.mean(v**2))))
+    return fit.power_law(err.index.to_numpy(float), err.to_numpy()), alpha, len(err)
+
+
 def lazy_size_slope(table, init):
     """(power-law fit in L of `lazy_limit`'s distance for `init` at fixed alpha, that alpha, points):
     the sizes are L = M (so √(LM) = L), alpha the largest of the window alpha ≤ LIMIT_ALPHA_MAX·√(LM)

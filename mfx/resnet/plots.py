@@ -267,7 +267,7 @@ def phase(table):
         r = runs[runs["gamma"] == gamma]
         ok, bad = r[r["value"] > 0], r[r["value"] == 0]
         shift = 1.08 ** (i - (len(gammas) - 1) / 2)  # side by side at each D
-        ax_search.loglog(ok["D"] * shift, ok["rate"], ".", color=color, ms=3, label=f"$\\gamma$ = {gamma:g}")
+        ax_search.loglog(ok["D"] * shift, ok["rate"], ".", color=color, ms=3, label=f"$\\gamma = {gamma:g}$")
         ax_search.loglog(bad["D"] * shift, bad["rate"], "x", color=color, ms=3)
     if len(runs):
         plotting.grid_ticks(ax_search, sorted(runs["D"].unique()))

@@ -79,8 +79,9 @@ STATEMENTS: list[Statement] = [
         place=PLACE_A,
         parts={
             "alpha": "the 1/α term: the distance to the tangent mean ODE falls at least like 1/α",
-            "depth": "the 1/L term at fixed α in the lazy regime: with paired units (no α/√(LM) term) at the "
-            "largest α of the window α ≤ √(LM)/2, the distance falls like 1/L",
+            "depth": "the 1/L term at fixed α in the lazy regime: with paired units (no α/√(LM) term, so "
+            "the condition α ≪ √(LM) that bounds it is not needed) at the largest α, the distance falls "
+            "like 1/L over the sizes L ≤ L_ref/4 (where the reference's own error is negligible)",
             "rise": "the α/√(LM) term: the distance rises like α/√(LM) at large α (i.i.d. init); at fixed α "
             "it falls like 1/√(LM)",
         },

@@ -92,6 +92,31 @@ def test_lazy_fits_are_power_laws_of_the_rep_mean_in_alpha():
     assert mean["local_update"]["value"].tolist() == pytest.approx([1 / a for a in alphas])
 
 
+def test_lazy_depth_slope_reads_the_paired_distance_at_the_largest_alpha_over_L_le_L_ref_over_4():
+    """A distance a/L plus the reference's own error a/L_ref in quadrature: the sizes up to L_ref/4 give
+    the 1/L slope within the quadrature's 3 %; L_ref/2 (left out) would flatten it; the i.i.d. rows and
+    smaller alphas (here a 1/alpha term) are not read."""
+    L_ref = 256
+    points = [
+        {
+            "L": L,
+            "M": L,
+            "L_ref": L_ref,
+            "alpha": a,
+            "init": init,
+            "value": np.hypot(1 / L, 1 / L_ref) + 1 / a,
+        }
+        for L in (8, 16, 32, 64, 128)
+        for a in (4.0, 1e9)
+        for init in ("paired", "iid")
+    ]
+    table = _table("resnet_lazy", "lim_dist", points)
+    table.loc[table["init"] == "iid", "value"] *= 10
+    slope, alpha, n = analysis.lazy_depth_slope(table)
+    assert (alpha, n) == (1e9, 4)
+    assert slope["slope"] == pytest.approx(-0.985, abs=0.01)
+
+
 def test_phase_exponents_fit_D_ge_3_d_out_for_each_gamma():
     points = [
         {"gamma": g, "D": D, "d_out": 5, "value": D ** (0.5 - g) if D >= 15 else 1e3}

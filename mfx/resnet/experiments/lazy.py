@@ -9,7 +9,14 @@ from mfx import runtime
 from mfx.experiment import Claim, ConfigError, Experiment, check, register
 from mfx.fit import bootstrap_sd
 from mfx.resnet import draws, model, ranges, tangent
-from mfx.resnet.analysis import LIMIT_INITS, lazy_fits, lazy_limit_fit, lazy_size_slope, paired_slope
+from mfx.resnet.analysis import (
+    LIMIT_INITS,
+    lazy_depth_slope,
+    lazy_fits,
+    lazy_limit_fit,
+    lazy_size_slope,
+    paired_slope,
+)
 from mfx.resnet.experiments.common import (
     FLOAT,
     _inputs,
@@ -86,7 +93,10 @@ def run_lazy(cfg):
             f = model.train(W_E, W_U, U, V, X, Y, m.alpha, m.eta, m.K, m.sigma)["f"][:, -1]
             dist = ((f - f_lim) ** 2).mean(dim=(-2, -1)).sqrt()
             rows += per_seed_rows(
-                dist, seeds, {**coords, "L": n, "M": n, "init": init, "step": m.K}, "lim_dist"
+                dist,
+                seeds,
+                {**coords, "L": n, "M": n, "L_ref": m.L_ref, "init": init, "step": m.K},
+                "lim_dist",
             )
     for metric, e in per_step.items():
         rows += per_seed_rows(e, seeds, coords, metric, per_step=True)
@@ -108,11 +118,12 @@ def claims_lazy(table):
     see ranges.RANGES["lazy_q"]), and the optimum alpha* grows like (LM)^{1/4} across the sizes.  With
         paired units the alpha/√(LM) term is absent (derivation in `mfx.resnet.tangent`): that distance
         does not grow with alpha (slope ≤ the bound of ranges.RANGES["lazy_paired_flat"] over alpha ≥ 2).
-        At fixed alpha (the largest of the window alpha ≤ √(LM)/2 with ≥ 3 sizes) the bound's size
-        terms: with paired units the distance falls like 1/L (the 1/L term), with i.i.d. units like
-        1/√(LM) (the alpha/√(LM) term, which carries it there: the central limit theorem of the
-        initial residual, an identity like q); the sizes are L = M, so the two slopes are both −1 in L
-        (`analysis.lazy_size_slope`).
+        At fixed alpha the bound's size terms: with paired units (at the largest alpha, sizes
+        L ≤ L_ref/4: `analysis.lazy_depth_slope`) the distance falls like 1/L (the 1/L term), with
+        i.i.d. units (at the largest alpha of the window alpha ≤ √(LM)/2 with ≥ 3 sizes:
+        `analysis.lazy_size_slope`) like 1/√(LM) (the alpha/√(LM) term, which carries it there: the
+        central limit theorem of the initial residual, an identity like q); the sizes are L = M, so
+        the two slopes are both −1 in L.
 
         Uncertainties are seed-bootstrap SDs (the fit SEs of the rep means ignore the rep noise)."""
     scale = _scale(table)
@@ -123,7 +134,7 @@ def claims_lazy(table):
     seeds = n_seeds(table)
     law = lazy_limit_fit(table)
     flat, n_flat = paired_slope(table)
-    depth, alpha_depth, n_depth = lazy_size_slope(table, "paired")
+    depth, alpha_depth, n_depth = lazy_depth_slope(table)
     rise, alpha_rise, n_rise = lazy_size_slope(table, "iid")
     stars = ", ".join(
         f"LM={LM:g}: {a:.2f}" for LM, a in zip(law["alpha_star"]["LM"], law["alpha_star"]["alpha_star"])
@@ -217,12 +228,12 @@ def claims_lazy(table):
         Claim.within(
             "resnet_lazy",
             "the 1/L term at fixed α (paired init, no α/√(LM) term): slope of the distance to the tangent "
-            "mean ODE limit vs L = M at the largest α of the window",
+            "mean ODE limit vs L = M ≤ L_ref/4 at the largest α",
             depth["slope"],
             ranges.value("lazy_depth_slope"),
             ranges.tol("lazy_depth_slope", scale),
             f"{scale}, α = {alpha_depth:g}: {depth.describe('slope')}",
-            u=boot_sd(table, lambda t: lazy_size_slope(t, "paired")[0]["slope"]),
+            u=boot_sd(table, lambda t: lazy_depth_slope(t)[0]["slope"]),
             how="seed bootstrap SD",
             points=n_depth,
             seeds=seeds,

@@ -43,7 +43,7 @@ def test_paired_init_needs_even_M(mfx_main, capsys, tmp_path):
     "override, key",
     [
         ("model.limit_sizes=[8,5]", "model.limit_sizes"),
-        ("model.limit_sizes=[256]", "model.L_ref"),
+        ("model.limit_sizes=[512]", "model.L_ref"),
         ("model.M_ref=127", "model.M_ref"),
     ],
 )
