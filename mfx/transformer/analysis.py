@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy.optimize import curve_fit
 
 from mfx import fit
 from mfx.transformer.ranges import RANGES
@@ -273,8 +274,6 @@ def adjoint_depth_exponents(t: pd.DataFrame) -> pd.Series:
     A first-order scheme's error is a/L + b/L² + …: a plain power law reads the bend of b/L² as a shallower
     exponent wherever b/a is large and negative (fresh seed 5302, draw 0: local slopes −0.56, −0.69, −0.83
     from L = 4 to 32, a plain fit −0.69 ± 0.04, while its other draws read −0.82 … −0.99)."""
-    from scipy.optimize import curve_fit
-
     d = t[t["metric"] == "err_depth"]
     d = d.assign(draw=d["draw"].fillna(0)) if "draw" in d else d.assign(draw=0)
     law = lambda L, log_a, k, c: log_a + k * np.log(L) + np.log1p(c / L)
