@@ -268,9 +268,9 @@ RANGES: dict[str, dict] = {
     },
     "phase_gamma_star": {
         "statement": "chizat.phase/critical",
-        "mistake": "residual scale off by D^δ, α = D^(γ−½+δ) (size |δ|, an exponent shift): δ > 0 fails it from "
-        "0.2, δ < 0 from 0.3 (quick, seed 0; 0.05 and 0.1 inconclusive both ways)",
-        "detects": {"quick": 0.3},
+        "mistake": "residual scale off by D^δ, α = D^(γ−½+δ) (size |δ|, an exponent shift): fails from 0.2 both ways "
+        "(quick, seed 0, on the 16-rep grid with 3 γ per side; 0.05 passes, 0.1 inconclusive both ways)",
+        "detects": {"quick": 0.2},
         "target": {"quick": 0.05, "paper": 0.05},
         "value": 0.5,
         "tol": {"quick": 0.1, "paper": 0.07},
@@ -284,8 +284,9 @@ RANGES: dict[str, dict] = {
     "phase_update_lazy": {
         "statement": "chizat.phase/lazy",
         "mistake": "residual scale D^(γ−δ)/(LM), α = D^(γ−½−δ) (size δ, an exponent shift; δ = ½ is "
-        "α = D^γ/D, v's variance taken for its std); inconclusive at δ = 0.1, 0.2, fails from 0.3",
-        "detects": {"quick": 0.3},
+        "α = D^γ/D, v's variance taken for its std); passes at δ = 0.05, 0.1, fails from 0.2 (quick, seed 0, "
+        "16 reps, 3 γ per side)",
+        "detects": {"quick": 0.2},
         "target": {"quick": 0.05, "paper": 0.05},
         "value": -0.1,
         "reason": "summary: 'above it (lazy regime) updates are suppressed': the exponent in D of the "
@@ -295,7 +296,8 @@ RANGES: dict[str, dict] = {
     "phase_diversity_sub": {
         "statement": "chizat.phase/sub",
         "mistake": "residual scale D^(γ+δ)/(LM), α = D^(γ−½+δ) (size δ, an exponent shift; δ = ½ is α = D^γ, "
-        "v's std √D forgotten); inconclusive at δ = 0.3, fails at ½",
+        "v's std √D forgotten); passes up to δ = 0.2, inconclusive at 0.3, fails at ½ (quick, seed 0, 16 reps, "
+        "3 γ per side)",
         "detects": {"quick": 0.5},
         "target": {"quick": 0.05, "paper": 0.05},
         "post_hoc": "0..7 (the subcritical window γ ≤ 0 of phase_windows set after γ = ¼ read −0.13 there)",
