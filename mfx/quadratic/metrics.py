@@ -75,6 +75,7 @@ METRICS = {
         "tau_norm": "norm-learning time: when the norms come within δ of q̄ (theory at g = 0)",
         "eps_pl": "plateau risk ε_pl (theory row)",
         "eps_floor": "lowest reachable risk of an underparameterised student (theory row)",
+        "eps_end": "where training at the run's g ends (theory row, norms.eps_floor: above eps_floor for p < p*)",
         "rho0_sq": "N‖ρ0‖_F²/(r²σ0² p p*) of the paper's init, per seed (expectation 1; method init_sgd)",
         "Q0_dev": "max |Q0/σ0² − I| of the paper's init, per seed (0 for orthogonal students; method init_sgd)",
     },

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from omegaconf import OmegaConf
 
 from mfx import fit
 from mfx.experiment import Claim, ConfigError, Experiment, check, number, register
@@ -194,6 +195,13 @@ def validate_escape(cfg):
     check(cfg, "model.keep_seeds", int, low=1)
     check(cfg, "model.full_N", int, low=0)
     check(cfg, "model.full_seeds", int, low=1)
+    caps = OmegaConf.select(cfg, "model.sgd_N_max")
+    if not OmegaConf.is_dict(caps) or not all(
+        type(k) is int and k >= 1 and type(v) is int and v >= 1 for k, v in caps.items()
+    ):
+        raise ConfigError(
+            f"model.sgd_N_max must be a mapping {{p*: largest SGD N}} of positive integers (got {caps!r})"
+        )
     low_N = min(ode_N + sgd_N + ([cfg.model.full_N] if cfg.model.full_N else []))
     if low_N < cfg.model.p + cfg.model.p_star:
         raise ConfigError(f"model.sgd_N and model.full_N must be ≥ p + p* (got N={low_N})")

@@ -42,7 +42,7 @@ ODE (science §3.2, mfx/quadratic/ode.py) keeps Q = q I with, writing c = a p q 
 Rows: per N and seed, `ode` (gradient flow, idealised init, to tau_max) and `sgd` (the overlap chain at g,
 students `model.init`, up to each seed's escape) at times τ: `q_max`, `q_min` (extreme diagonal entries of
 Q), `rho_norm` (|ρ|_F), `eps`; `theory` rows hold q̄(g) (`q_bar`) and τ_norm(g) (`tau_norm`) per method's
-g, ε_pl (`eps_pl`) and the p < p* floor (`eps_floor`).
+g, ε_pl (`eps_pl`), the p < p* floor (`eps_floor`) and where the runs at g end (`eps_end`).
 
 The initialisation (summary §2, statement bocchi.init: orthogonal students with a small random teacher
 overlap, because a zero initialisation does not learn), at N = min(norm_N), to τ = init_tau with no stop
@@ -186,8 +186,8 @@ def run_norms(cfg):
     # where bocchi.init's runs (at g) end: above the gradient-flow floor when p < p* (eps_floor)
     theory.append(
         {
-            "method": "sgd",
-            "metric": "eps_floor",
+            "method": "ode",
+            "metric": "eps_end",
             "value": eps_floor(m.p, m.p_star, a, a_star, g),
             "g": g,
             **coords,
@@ -430,7 +430,7 @@ def _init_claims(t, scale):
         ]
         # the runs are at g: 'learnt' is measured from where the ODE at g ends (eps_floor), which for p < p*
         # lies above the gradient-flow floor (module docstring: 0.1736 against 0.1389 at (2, 3), g = 0.1)
-        eps_pl, floor = float(th[("ode", "eps_pl")]), float(th[("sgd", "eps_floor")])
+        eps_pl, floor = float(th[("ode", "eps_pl")]), float(th[("ode", "eps_end")])
         N, tag = int(d["N"].iloc[0]), f"p={p}, p*={p_star}"
         ends = {method: _ends(x) for method, x in d.groupby("method")}
         left = lambda y, floor=floor, eps_pl=eps_pl: float(((y["end"] - floor) / (eps_pl - floor)).median())

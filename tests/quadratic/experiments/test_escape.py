@@ -1,7 +1,9 @@
 import numpy as np
+import pytest
 from sweep_checks import quick_sweep_test
 
 from mfx import sweep
+from mfx.experiment import ConfigError
 from mfx.quadratic.experiments import escape
 
 
@@ -43,3 +45,10 @@ def test_escape_beyond_the_escapable_learning_rate_is_recorded_not_hung():
 
 
 test_quick_sweep_reads = quick_sweep_test("quad_escape")
+
+
+def test_the_sgd_N_cap_per_p_star_is_checked_before_anything_runs(tmp_path):
+    for bad in ("5", "{3:0}", "{x:100}"):
+        with pytest.raises(ConfigError, match="model.sgd_N_max must be a mapping"):
+            sweep.plans(["experiment=quad_escape", f"model.sgd_N_max={bad}", f"out={tmp_path}"])
+    assert sweep.plans(["experiment=quad_escape", "model.sgd_N_max={3:100000}", f"out={tmp_path}"])
