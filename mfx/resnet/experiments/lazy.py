@@ -120,10 +120,9 @@ def claims_lazy(table):
         does not grow with alpha (slope ≤ the bound of ranges.RANGES["lazy_paired_flat"] over alpha ≥ 2).
         At fixed alpha the bound's size terms: with paired units (at the largest alpha, sizes
         L ≤ L_ref/4: `analysis.lazy_depth_slope`) the distance falls like 1/L (the 1/L term), with
-        i.i.d. units (at the largest alpha of the window alpha ≤ √(LM)/2 with ≥ 3 sizes:
-        `analysis.lazy_size_slope`) like 1/√(LM) (the alpha/√(LM) term, which carries it there: the
-        central limit theorem of the initial residual, an identity like q); the sizes are L = M, so
-        the two slopes are both −1 in L.
+        i.i.d. units (at the largest alpha ≤ √(LM)/4 with ≥ 3 sizes: `analysis.lazy_size_slope`)
+        like 1/√(LM) (the alpha/√(LM) term, which carries it there: the central limit theorem of the
+        initial residual, an identity like q); the sizes are L = M, so the two slopes are both −1 in L.
 
         Uncertainties are seed-bootstrap SDs (the fit SEs of the rep means ignore the rep noise)."""
     scale = _scale(table)
@@ -245,7 +244,7 @@ def claims_lazy(table):
         Claim.within(
             "resnet_lazy",
             "the α/√(LM) term at fixed α (i.i.d. init): slope of the distance to the tangent mean ODE "
-            "limit vs √(LM) (L = M) at the largest α of the window (fixed by the initial residual)",
+            "limit vs √(LM) (L = M) at the largest α ≤ √(LM)/4 (fixed by the initial residual)",
             rise["slope"],
             ranges.value("lazy_rise_size_slope"),
             ranges.tol("lazy_rise_size_slope", scale),
