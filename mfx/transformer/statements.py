@@ -90,13 +90,13 @@ STATEMENTS: list[Statement] = [
         place=f"{_SUMMARY} §'Hauptbeiträge: Konvergenz zu globalen Minima'",
         parts={
             "global_min": "λ_min(K_0) > 0 and a small initial loss: the loss reaches a global minimum (≥ 8 "
-            "decades by a fixed horizon; the threshold is mfx's)",
+            "decades by t_8, when the derived bound promises them; the reading is mfx's)",
             "rate": "the decay is linear (exponential) at a rate set by the NTK: R(t) ≤ R(0)·exp(−λ_min(K_0)t/N) "
             "and the late rate of the slowest mode (the constants are mfx's derivation)",
         },
         untestable="the size of 'sufficiently small' (the summary gives none); that a large loss breaks the rate "
-        "is not stated — at targets ×30 with a step where GD follows the flow no run left the bound "
-        "(transformer_convergence, reported as a finding)",
+        "is not stated — at targets ×30, with a step where GD follows the flow, the runs keep the derivation's "
+        "hypothesis (their kernel grows) and obey the bound (transformer_convergence, a derived claim)",
     ),
     Statement(
         id="barboni.ntk_equivalence",

@@ -18,7 +18,13 @@ so the bound applies to the recorded GD steps as they are — which is why each 
 its own kernel at initialisation, η = min(model.eta, RANGES["E2_eta_ntk"]·N/λ_max(K_0)), and as many
 steps as reach its case's flow-time horizon T = model.steps·model.eta (with η = 0.1 fixed, η·λ_max/N
 reached 2.4 on 1024-token clouds and the loss overshot the bound).  T is fixed per case, the same for
-every seed and chosen without the bound (issue 21), and "the loss reaches a global minimum" is read at it.
+every seed and chosen without the bound (issue 21).
+
+"The loss reaches a global minimum" (the paper's statement; no horizon in the summary) is read, for each run,
+at t_8 = 8·ln 10·N/λ_0: the time by which the bound above promises 8 decades of R.  The runs go on to the
+latest t_8 of their seeds (at most RANGES["E2_horizon_cap"] × the case's T).  A horizon fixed for every
+draw read the draw's λ_0 instead of the theorem: λ_0 varies 10× between token clouds (2.1 at cfg seed 0,
+0.22 at fresh seed 7303, whose slowest run fell 6 decades by T = 50 at about twice the bound's rate).
 
 The rate itself (two-sided, so that a kernel of the wrong scale fails it either way).  Late in training
 the parameters have stopped moving, the GD map of the residual is linear, r_{k+1} = (I − ηK_T/N)·r_k,
@@ -73,9 +79,11 @@ at η = 0.01 none did (quick, seed 0) — the breaks were GD's step, not the flo
 6001 one run of 8 blew up at 0.01: training a large loss away grows the kernel ~100× (λ_max(K_t) 15 →
 1585), so no step read from K_0 is safe.  The case therefore starts at η = 0.0025 (T = 2.5) and halves the
 step (T kept) until every run is finite with η·λ_max(K_t)/N ≤ 1 at the NTK points (the GD stability limit 2
-with a factor 2 to spare); it claims that no run diverges, and reports how many leave the bound and on how
-many R rose between recorded steps (at 0.0025 it still does in the transient: GD is near the flow, not on
-it): a finding, not a test (the summary says a small loss suffices, not that a large one breaks the rate).
+with a factor 2 to spare).  The bound's derivation needs λ_min(K_t) ≥ λ_0/2, not a small loss as such, so
+the bound is checked on the runs that keep it (at quick seed 0 all 8 did: the kernel grows 5–50× while a large
+loss is trained away); how many keep it, how many diverge and on how many R rose between recorded steps (at
+0.0025 it still does in the transient: GD is near the flow, not on it) is the finding (the summary says a small
+loss suffices, not that a large one breaks the rate).
 
 Worst-run claims: each run is deterministic given its seed, but the runs are random draws, so the worst
 over them carries the seed-bootstrap SD (issue 36 §4).
@@ -159,6 +167,19 @@ def _schedule(m: DictConfig, K0: torch.Tensor, N: int) -> DictConfig:
     return OmegaConf.merge(m, {"eta": eta, "steps": steps})
 
 
+def _global_min_steps(m: DictConfig, K0: torch.Tensor, N: int) -> np.ndarray:
+    """Per seed, the GD step k_D = ⌊t_D/η⌋ at which "the loss reaches a global minimum" is read (module
+    docstring): t_D = D·ln 10·N/λ_min(K_0), the time by which the bound R(0)·exp(−λ_min(K_0)·t/N) has
+    fallen D = −RANGES["E2_decades"] decades.  A horizon fixed for every draw instead (T = 50) reads the
+    draw's λ_min(K_0), which varies 10× between clouds (2.1 at cfg seed 0, 0.22 at 7303, where R fell 6
+    decades by T = 50 at the rate the bound allows).  inf where t_D is past RANGES["E2_horizon_cap"] × the
+    case's horizon (or λ_min(K_0) ≤ 0): that run is left out of the claim, and counted."""
+    lam0 = ntk.spectrum(K0)["lam_min"].cpu().numpy()
+    t_D = -RANGES["E2_decades"]["value"] * math.log(10) * N / np.where(lam0 > 0, lam0, np.nan)
+    k_D = np.floor(t_D / m.eta + 1e-9)
+    return np.where(k_D <= RANGES["E2_horizon_cap"]["value"] * m.steps, k_D, np.inf)
+
+
 def _follows_flow(R: np.ndarray, lam: list, block: str, eta: float, N: int) -> bool:
     """Whether GD at step η kept every run R [T, S] finite with η·λ_max(K_t)/N ≤ RANGES["E2_large_stable"]
     at every NTK point (the stability condition of GD along the kernel's top mode, with a margin).
@@ -234,7 +255,10 @@ def run(cfg: DictConfig) -> list[dict]:
         xi = xi - xi.mean(1, keepdim=True)
     y = y0 + m.eps * m.eps_factor * xi
     block = {"qkv": "full", "qk": "QK", "v": "V"}[m.train]  # the tangent kernel of the trained parameters
-    m = _schedule(m, ntk.ntk_blocks(Q, K, V, c.X, q0, beta=m.beta, readout=m.readout)[block], N)
+    K0 = ntk.ntk_blocks(Q, K, V, c.X, q0, beta=m.beta, readout=m.readout)[block]
+    m = _schedule(m, K0, N)
+    k_D = _global_min_steps(m, K0, N) if role == "injective" else np.array([])
+    m = OmegaConf.merge(m, {"steps": int(max(m.steps, *k_D[np.isfinite(k_D)], 0))})
 
     def trajectory(m):
         ntk_steps = set(_geom_steps(m.steps, m.ntk_points))
@@ -246,7 +270,8 @@ def run(cfg: DictConfig) -> list[dict]:
                 blocks = ntk.ntk_blocks(Q, K, V, c.X, q0, beta=m.beta, readout=m.readout)
                 lam.append((k, {b: ntk.spectrum(G) for b, G in blocks.items()}, blocks[block]))
 
-        record = sorted(set(_geom_steps(m.steps, 40)) | set(np.linspace(0, m.steps, 61).astype(int).tolist()))
+        record = set(_geom_steps(m.steps, 40)) | set(np.linspace(0, m.steps, 61).astype(int).tolist())
+        record = sorted(record | {int(k) for k in k_D if np.isfinite(k)})
         return _train(m, Q, K, V, c.X, q0, y, record=record, callback=on_record), lam
 
     out, lam = trajectory(m)
@@ -334,8 +359,6 @@ def run(cfg: DictConfig) -> list[dict]:
             "lam_T_over_lam0": float(lam_T[s]) / lam0[s] if lam0[s] > 0 else float("nan"),
             "final_over_irreducible": R[-1, s] / irreducible[s],
             "final_dev_irreducible": abs(R[-1, s] / irreducible[s] - 1),
-            # a loss that underflows to 0 has fallen past float64's range: count it at 1e-300
-            "log10_R_T_over_R0": math.log10(max(R[-1, s], 1e-300) / R[0, s]),
             "lam0": lam0[s],
             "lam0_ratio": lam0[s] / float(lam[0][1][block]["lam_max"][s]),
             "lam_min_over_lam0": lam_all[:, s].min() / lam0[s] if lam0[s] > 0 else float("nan"),
@@ -345,6 +368,11 @@ def run(cfg: DictConfig) -> list[dict]:
             if not np.isfinite(R[:, s]).all()
             else float("nan"),
         }
+        if s < len(k_D) and np.isfinite(k_D[s]):
+            # "the loss reaches a global minimum", read where the bound's rate promises D decades
+            summary["t8"] = k_D[s] * m.eta
+            # a loss that underflows to 0 has fallen past float64's range: count it at 1e-300
+            summary["log10_R_t8_over_R0"] = math.log10(max(R[steps == k_D[s], s][0], 1e-300) / R[0, s])
         if lam_inf is not None:
             summary["grid_rate_dev"] = _ratio(rate, float(gd_rate(lam_inf))) - 1
         # no late phase (a plateau), λ_0 = 0, a blow-up (recorded as `diverged_at`): what cannot be
@@ -579,9 +607,9 @@ def claims(table: pd.DataFrame) -> list[Claim]:
         _claim(
             "at_most",
             t,
-            "λ_min(K_0) > 0, small initial loss: the loss reaches a global minimum by the fixed horizon T, "
-            "log10 R_T/R_0 (worst run)",
-            "log10_R_T_over_R0",
+            "λ_min(K_0) > 0, small initial loss: the loss reaches a global minimum — log10 R/R_0 at t_8 = "
+            "8·ln 10·N/λ_min(K_0), when the bound's rate promises 8 decades (worst run)",
+            "log10_R_t8_over_R0",
             ("injective",),
             "max",
             RANGES["E2_decades"]["value"],
@@ -589,8 +617,14 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             # below R(0)·1e-22 a loss is at float64's rounding of the residual (RANGES["E2_late_window"]): a run
             # that underflowed (1e-300) and one at 1e-30 are both converged, and count as −22
             floor=math.log10(RANGES["E2_late_window"]["value"][1]),
+            extra=f"; t_8 {_describe(t, 't8', ('injective',))}",
+            excluded=_runs(t, ("injective",)) - len(_summary(t, "t8", "injective")),
+            excluded_why=f"t_8 past {RANGES['E2_horizon_cap']['value']:g}× the case's horizon (λ_min(K_0) too small "
+            "to afford)",
+            of=_runs(t, ("injective",)),
             kind="paper",
-            source=f"{PAPER_CONVERGENCE}; the threshold, 8 decades by a fixed T, is chosen here",
+            source=f"{PAPER_CONVERGENCE}; the reading, 8 decades by the time t_8 the derived bound "
+            "R(0)·exp(−λ_min(K_0)·t/N) needs for them, is chosen here",
             **statements.power(RANGES["E2_decades"], scale),
         ),
         _claim(
@@ -648,35 +682,39 @@ def claims(table: pd.DataFrame) -> list[Claim]:
         )
     )
     # the largest target perturbation of the sweep, ×30 (eps = 0.3: targets 9·ξ away from the outputs), at
-    # a step fine enough that GD follows the flow (module docstring)
+    # a step fine enough that GD follows the flow (module docstring): the bound is tested on the runs that keep
+    # the derivation's hypothesis; how many keep it, and how many diverge, is the finding
     big = t[(t["role"] == "large") & (t["eps"] == t.loc[t["role"] == "large", "eps"].max())]
-    ratio = _summary(big, "bound_rate_ratio", "large")["value"]
-    blown = _summary(big, "diverged_at", "large")["value"]
+    blown = _summary(big, "diverged_at", "large")[["case", "eps", "seed"]]
+    finite = (
+        big.merge(blown, how="left", indicator=True).query("_merge == 'left_only'").drop(columns="_merge")
+    )
+    kept = _in_regime(finite, ("large",))
     rise = _summary(big, "max_rise", "large")["value"]
     n_runs = _runs(big, ("large",))
     eta_big = float(big["eta"].iloc[0]) if len(big) else float("nan")
     out.append(
-        Claim.at_most(
-            E,
-            f"large initial loss (targets ×30) at η = {eta_big:.2g}: GD follows the flow — runs that diverge "
-            "(how many leave the small-loss bound is reported, a finding)",
-            float(len(blown)) if n_runs else float("nan"),
-            RANGES["E2_large_diverged"]["value"],
-            detail=f"{int((ratio < 1).sum())} of {len(ratio)} runs leave R(t) ≤ R(0)·exp(−λ_min(K_0)·t/N) (min rate "
-            f"ratios {np.round(np.sort(ratio.values), 2).tolist()}); R rose between recorded steps (GD overshooting "
-            f"the flow in the transient) on {int((rise > 1).sum())} of {len(rise)} runs (largest ×{rise.max():.3g}); "
-            "the step is halved from the case's until every run is finite with η·λ_max(K_t)/N ≤ 1 at the NTK "
-            "points (at η ≈ 0.08 5 of 8 blew up, at η = 0.02 two broke the bound, seed 0; at 0.01 one of 8 blew "
-            f"up, seeds 6000, 6001): the breaks were the step's; scale={scale}",
-            how="exact",
-            points=n_runs,
-            seeds=int(big["seed"].nunique()) if len(big) else 0,
-            min_points=2,
+        _claim(
+            "at_least",
+            kept,
+            f"large initial loss (targets ×30), GD at η = {eta_big:.2g} following the flow: the runs that keep "
+            "λ_min(K_t) ≥ λ_min(K_0)/2 obey R(t) ≤ R(0)·exp(−λ_min(K_0)·t/N) (min over t and runs of the rate "
+            "achieved over λ_min(K_0)/N; how many keep the hypothesis is the finding)",
+            "bound_rate_ratio",
+            ("large",),
+            "min",
+            RANGES["E2_bound"]["value"],
+            scale,
+            f"; {len(blown)} of {n_runs} runs diverged; R rose between recorded steps (GD overshooting the flow "
+            f"in the transient) on {int((rise > 1).sum())} of {len(rise)} runs (largest ×{rise.max():.3g}); the "
+            "step is halved from the case's until every run is finite with η·λ_max(K_t)/N ≤ 1 at the NTK points",
+            excluded=n_runs - _runs(kept, ("large",)),
+            excluded_why="diverged, or λ_min(K_t) fell below λ_min(K_0)/2 (left the derivation's hypothesis)",
+            of=n_runs,
             kind="derived",
             statement_id="barboni.linear_convergence/rate",
-            source="derivation: GD of step η follows the gradient flow while η·λ_max(K_t)/N stays below 2 "
-            "(science/transformer.md §2.2–2.3); the step is the case's (conf/experiment/transformer_convergence.yaml), "
-            "halved until the run follows the flow (convergence.py `_follows_flow`)",
+            source=f"{DERIVATION}: the bound needs λ_min(K_t) ≥ λ_min(K_0)/2, not a small loss as such; GD of step "
+            "η follows the flow while η·λ_max(K_t)/N stays below 2 (convergence.py `_follows_flow`)",
             post_hoc=RANGES["E2_large_stable"]["post_hoc"],
         )
     )
