@@ -63,7 +63,7 @@ RANGES: dict[str, dict] = {
     "width_slope": {
         "statement": "chizat.thm1/width",
         "mistake": "the networks' mean-field rate η·L·M·D off by M^δ (an exponent slip; size δ, an exponent shift)",
-        "detects": {"quick": 0.05},
+        "detects": {"quick": 0.05, "paper": 0.02},
         "target": {"quick": 0.05, "paper": 0.05},
         "value": -0.5,
         "tol": {"quick": 0.1, "paper": 0.1},
@@ -344,7 +344,7 @@ RANGES: dict[str, dict] = {
         "statement": "chizat.thm1/trained",
         "mistake": "the networks' mean-field rate η·L·M·D off by M^δ (an exponent slip; size δ, an exponent shift; "
         "training off, GD rate × 0, fails it too)",
-        "detects": {"quick": 0.1},
+        "detects": {"quick": 0.1, "paper": 0.05},
         "target": {"quick": 0.05, "paper": 0.05},
         "value": -0.5,
         "tol": {"quick": 0.1, "paper": 0.1},
@@ -372,7 +372,7 @@ RANGES: dict[str, dict] = {
     # ------------------------------------------------------- propagation of chaos (issue 37 §1)
     "chaos_decay": {
         "statement": "chizat.chaos",
-        "detects": {"quick": 0.2},
+        "detects": {"quick": 0.2, "paper": 0.1},
         "post_hoc": "0 (quick: the exponents −0.48 and −1.00 were seen before this entry was written); "
         "the window M ≥ M_max/4 (`widest`) set after the power run of resnet_limit_units_share at quick, "
         "seed 0: over every M the exponent failed only from c = 0.35, because M = 1 and 4 carry no shared "
