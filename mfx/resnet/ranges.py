@@ -289,8 +289,16 @@ RANGES: dict[str, dict] = {
         "local updates are observed': γ* = 1/2.  Quick (D = 16..128) had a seed-bootstrap SD of 0.045 at "
         "8 reps, so ± 0.1 (2u ≤ tol); 16 reps (seed 0: 0.514 ± 0.024) meet issue 37's 2u ≤ tol/2 there.  "
         "Paper (D = 16..256, 8 reps): 0.464 ± 0.034 (seed 0, before and after the γ grid was extended), "
-        "so ± 0.07 needs u ≤ 0.035; 16 reps read 0.455 ± 0.036 (u did not fall: not understood), so the "
-        "issue's ± 0.05 with 2u ≤ 0.025 at paper scale is not reached and paper keeps 8 reps (budget)",
+        "so ± 0.07 needs u ≤ 0.035; 16 reps read 0.455 ± 0.036.  Where u comes from (seed 0's 16 paper "
+        "reps): γ* read on each rep alone scatters with SD 0.097 over reps 0..7 but 0.139 over reps 8..15 "
+        "(0.116 over all 16), so 8 reps had understated the spread (0.116/√8 = 0.041, not 0.034) and 16 reps "
+        "did lower u as 1/√S would from that (bootstrap 0.036 against 0.116/√16 = 0.029; the crossing of "
+        "log rep means is not linear in the reps).  The spread is that of the local update at the largest "
+        "stable rate of one draw: SD 0.2–0.33 in log at each D (largest at D = 16, the fit's end), which "
+        "over D = 16..256 gives an exponent SD ≈ 0.1 per rep.  So 2u ≤ 0.025 would need ≈ 90 reps (≈ 9 "
+        "CPU-min, over the family's paper budget): the issue's ± 0.05 at paper is not reached and paper keeps "
+        "8 reps.  No finite-D offset is resolved: at γ = ½ the local exponents between neighbouring D read "
+        "−0.01, −0.07, +0.01, −0.05 (16 reps, each ± ≈ 0.1), flat at ≈ −0.03",
     },
     "phase_update_lazy": {
         "statement": "chizat.phase/lazy",
