@@ -355,7 +355,7 @@ POWER = {
         "transformer_convergence",
         "GD learning rate η·L·H^(1−s) (the head factor partly forgotten): the flow H^s too slow",
         lambda mp, s: learning_rate_H_power(mp, s),
-        (0.25, 0.5, 0.75, 1.0),
+        (0.1, 0.15, 0.25, 0.5, 1.0),
         ("model.case=injective",),
     ),
     # the block table on the test's sub-grid (tests/transformer/test_claims_can_fail.py)
