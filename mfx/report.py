@@ -11,10 +11,13 @@ from __future__ import annotations
 import base64
 import html
 import math
+import multiprocessing
 import os
 import platform
 import re
 import shutil
+import signal
+import sys
 import textwrap
 import time
 from dataclasses import dataclass
@@ -24,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from mfx import experiment as registry
-from mfx import results, statements
+from mfx import launch, results, statements
 from mfx.experiment import FAMILIES, KINDS, PAPERS, RULE, SCALES, VERDICTS, Claim, ConfigError
 from mfx.plotting import HYPHEN_MINUS, caption, caption_chars, caption_filter, plot_function, save_figure
 
@@ -38,12 +41,20 @@ PARTIAL = (KeyError, IndexError, ValueError, ZeroDivisionError, np.linalg.LinAlg
 def by_experiment(table: pd.DataFrame):
     """(experiment, scale, rows) for each experiment and scale in the table: claims never mix scales."""
     experiments = registry.load_all()
-    for name, scale in sorted(set(zip(table["experiment"].astype(str), table["scale"].astype(str)))):
+    pairs = sorted(set(zip(table["experiment"].astype(str), table["scale"].astype(str))))
+    for name, scale in pairs:
         if name not in experiments:
             raise ConfigError(f"table: experiment must be one of {', '.join(experiments)} (got {name!r})")
         if scale not in SCALES:
             raise ConfigError(f"table: scale must be one of {', '.join(SCALES)} (got {scale!r})")
-        yield experiments[name], scale, results.experiment_rows(table, name, scale)
+        # A table of one experiment and scale (a sweep collected alone) is typed as its own sweep
+        # already: only the columns it leaves empty go.  Re-reading it through CSV, as a table of
+        # several needs (results.experiment_rows), gave the same frame on every quick and paper sweep
+        # and cost more than the claims of the largest one (quad_implicit_bias, 2.2 M rows: 32 s).
+        if len(pairs) == 1:
+            yield experiments[name], scale, table.dropna(axis=1, how="all").reset_index(drop=True)
+        else:
+            yield experiments[name], scale, results.experiment_rows(table, name, scale)
 
 
 def figures_of(
@@ -480,37 +491,80 @@ def partial_warnings(info: dict) -> list[str]:
     return [f"Warning: {line}; the verdicts rest on those jobs only." for line in results.partial_lines(info)]
 
 
+# A report of this many rows or more evaluates its sections in parallel (one process per core, `_sections`):
+# below, the pool's start-up is not paid back (a quick sweep's section takes 1–40 s, a test table's 0.1 s).
+POOL_ROWS = 20_000
+_JOBS: list[tuple] = []  # the sections a pool of forked processes evaluates (`_sections`), inherited
+
+
+def _section(exp, scale: str, rows: pd.DataFrame, figures: Path, variant: str):
+    """(claims, figure paths, why figures are missing) of one experiment and scale of one sweep."""
+    these = claims_of(exp, rows)
+    return (these, *figures_of(exp, scale, rows, figures, these, variant))
+
+
+def _section_at(i: int):
+    return _section(*_JOBS[i])
+
+
+def _worker_start() -> None:
+    """A pool process: the parent stops it (Pool.terminate on Ctrl-C, SIGTERM or an error), and it
+    never enters an OpenMP region whose threads stayed behind in the parent (a forked libgomp hangs)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for s in results.STOPS:
+        signal.signal(s, signal.SIG_DFL)
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
+
+
+def _sections(jobs: list[tuple]) -> list[tuple]:
+    """`_section` of each job, in order: in a pool of forked processes (they inherit the tables, nothing
+    is pickled but the claims) where there are several cores and rows enough, the largest tables first.
+    Each section's claims and figure files do not depend on where it ran."""
+    global _JOBS
+    n = min(launch.cores(), len(jobs))
+    if n < 2 or sum(len(job[2]) for job in jobs) < POOL_ROWS:
+        return [_section(*job) for job in jobs]
+    _JOBS = jobs
+    try:
+        with multiprocessing.get_context("fork").Pool(n, initializer=_worker_start) as pool:
+            order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i][2]))
+            pending = {i: pool.apply_async(_section_at, (i,)) for i in order}
+            return [pending[i].get() for i in range(len(jobs))]
+    finally:
+        _JOBS = []
+
+
 def _write_parts(parts: list[Part], out: Path, work: Path) -> tuple[Path, list[Claim]]:
+    found = [(part, exp, scale, rows) for part in parts for exp, scale, rows in by_experiment(part.table)]
+    done = _sections([(exp, scale, rows, work / "figures", part.variant) for part, exp, scale, rows in found])
     sections = []
-    for part in parts:
-        for exp, scale, rows in by_experiment(part.table):
-            these = claims_of(exp, rows)
-            pngs, problem = figures_of(exp, scale, rows, work / "figures", these, part.variant)
-            not_ok = rows["status"].value_counts().drop("ok", errors="ignore")
-            status = "".join(f", {n} {s}" for s, n in not_ok.items())
-            seeds = rows["seed"].nunique() if "seed" in rows else 1
-            overrides = [
-                o
-                for s in part.info.get("sweeps", [])
-                if (s.get("experiment"), s.get("scale")) == (exp.name, scale)
-                for o in (s.get("overrides") or [])
-            ]
-            title = f"{exp.name} ({scale})"
-            if part.variant:
-                title += f", variant {part.variant[1:]}: {' '.join(overrides) or 'overrides unknown'}"
-            sections.append(
-                Section(
-                    title,
-                    f"{PAPERS[exp.family]} — {exp.figure}.",
-                    exp.description,
-                    f"{len(rows)} rows, {seeds} seeds{status}.",
-                    [p for p in pngs if p.suffix == ".png"],
-                    problem,
-                    these,
-                    exp.family,
-                    part.variant,
-                )
+    for (part, exp, scale, rows), (these, pngs, problem) in zip(found, done):
+        not_ok = rows["status"].value_counts().drop("ok", errors="ignore")
+        status = "".join(f", {n} {s}" for s, n in not_ok.items())
+        seeds = rows["seed"].nunique() if "seed" in rows else 1
+        overrides = [
+            o
+            for s in part.info.get("sweeps", [])
+            if (s.get("experiment"), s.get("scale")) == (exp.name, scale)
+            for o in (s.get("overrides") or [])
+        ]
+        title = f"{exp.name} ({scale})"
+        if part.variant:
+            title += f", variant {part.variant[1:]}: {' '.join(overrides) or 'overrides unknown'}"
+        sections.append(
+            Section(
+                title,
+                f"{PAPERS[exp.family]} — {exp.figure}.",
+                exp.description,
+                f"{len(rows)} rows, {seeds} seeds{status}.",
+                [p for p in pngs if p.suffix == ".png"],
+                problem,
+                these,
+                exp.family,
+                part.variant,
             )
+        )
     sections.sort(key=lambda sec: sec.order)
     claims = [c for sec in sections for c in sec.claims]
     info = {

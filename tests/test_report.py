@@ -2,6 +2,7 @@
 
 import html
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -135,7 +136,9 @@ def test_a_caption_typesets_a_sign_before_a_number_as_a_minus_but_keeps_exponent
     assert report.caption_lines([d], [d], "quick", chars=200)[1].endswith(": 1e-16 (≤ 1e-13)")
 
 
-def test_report_over_a_root_has_a_section_per_sweep_and_names_a_variants_overrides(tmp_path, capsys):
+def test_report_over_a_root_has_a_section_per_sweep_and_names_a_variants_overrides(
+    tmp_path, capsys, monkeypatch
+):
     sweep = _toy_report(tmp_path)
     argv = ["run", f"hydra.searchpath=[file://{TEST_CONF}]", "experiment=toy", f"out={tmp_path}"]
     assert cli.main([*argv, "model.slope_shift=0.2"]) == 0  # a variant whose claim fails
@@ -158,6 +161,25 @@ def test_report_over_a_root_has_a_section_per_sweep_and_names_a_variants_overrid
         ]
         figures = {p.name for p in (root / "figures").glob("*.png")}
         assert figures == {"toy_quick_y_vs_a.png", f"toy_{variant.name}_y_vs_a.png"}
+    # evaluated in a pool of forked processes (as a large report is on several cores): the same bytes
+    monkeypatch.setattr(report.launch, "cores", lambda: 2)
+    monkeypatch.setattr(report, "POOL_ROWS", 0)
+    section, pids = report._section, tmp_path / "pids"
+
+    def noted(*job):  # which process evaluates each section
+        with pids.open("a") as f:
+            f.write(f"{os.getpid()}\n")
+        return section(*job)
+
+    monkeypatch.setattr(report, "_section", noted)
+    assert cli.main(["report", str(tmp_path), "--out", str(tmp_path / "pooled")]) == 0
+    assert len(pids.read_text().split()) == 2 and str(os.getpid()) not in pids.read_text().split()
+    written = lambda d: {
+        p.relative_to(d): p.read_bytes()
+        for p in [d / "report.md", d / "report.html", d / "claims.csv", *sorted((d / "figures").iterdir())]
+    }
+    assert len(written(tmp_path)) == 7 and written(tmp_path / "pooled") == written(tmp_path)
+    monkeypatch.undo()
     # --mixed: one table of both configurations, as asked (the report says so); every command whose
     # message suggests it accepts it
     assert cli.main(["report", str(tmp_path / "toy"), "--mixed"]) == 0
