@@ -52,8 +52,9 @@ RANGES: dict[str, dict] = {
         "appended to the keys): attention no longer translation-covariant; size s",
         # scripts/power.py transformer_block_query_key (model.dist=translates,cube model.ns=[64], the can-fail
         # test's sub-grid; seed 0): 0 cases disagree at s = 0, 44 at s = 0.001, 48 at 0.01, 0.1 and 0.25 — the
-        # translate pair's Q/K blocks turn positive while its Gram modulo affine stays null
-        "detects": {"quick": 0.001},
+        # translate pair's Q/K blocks turn positive while its Gram modulo affine stays null; paper (same sub-grid):
+        # 0 at s = 0, 94 at 0.001, 143–144 from 0.01
+        "detects": {"quick": 0.001, "paper": 0.001},
     },
     "discrete_positive_share": {
         "value": 1.0,
