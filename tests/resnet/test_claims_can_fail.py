@@ -249,13 +249,13 @@ CASES = [
     ("resnet_limit", sized(units_share_a_draw, 0.25), ["chaos at rate 1/√(LM)"]),
     (
         "resnet_limit",
-        rate_exponent_off("M", 0.05),
-        [
-            "Euler network vs",
-            "Euler network at every trained GD step k",
-            "width exponent of one network's error",
-            "width exponent at the largest L at every",
-        ],
+        rate_exponent_off("M", 0.01),
+        ["Euler network vs", "Euler network at every trained GD step k"],
+    ),
+    (
+        "resnet_limit",
+        rate_exponent_off("M", 0.02),
+        ["width exponent of one network's error", "width exponent at the largest L at every"],
     ),
     ("resnet_limit", rate_exponent_off("M", 0.1), ["coupling distance to their limit copies falls"]),
     ("resnet_phase", alpha_over_D, ["critical γ*", "lazy side"]),
