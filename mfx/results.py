@@ -545,7 +545,9 @@ def _bad_rows(df: pd.DataFrame, job: Path, done: dict) -> str:
     if df.empty:
         return ""
     names = set(df["experiment"].astype(str)) | set(df["scale"].astype(str))
-    texts = [v for c in df.columns if _is_text(df[c]) for v in df[c].dropna().astype(str)]
+    # each distinct cell once, in the order of first appearance (so the first formula named is the same):
+    # a text column repeats a handful of values over up to 2 M rows
+    texts = [v for c in df.columns if _is_text(df[c]) for v in df[c].dropna().astype(str).unique()]
     if any(CONTROL.search(v) or "\n" in v for v in [*texts, *map(str, df.columns)]):
         return "holds control characters"
     formula = next((v for v in [*texts, *map(str, df.columns)] if _formula(v)), None)
