@@ -13,6 +13,8 @@ COLUMNS = {
     "g": "learning rate in τ units, g = a·η (0: gradient flow)",
     "alpha": "time in samples per dimension, α = SGD steps / N",
     "tau": "time τ = g·α (the ODE's time)",
+    "sigma0": "the students' initial scale σ0 (Q0 = σ0² I)",
+    "rho0_scale": "size r of the initial teacher overlap (ρ0 entries of variance r²σ0²/N)",
     "readout": "readout convention: mean (a = 1/p, a* = 1/p*) or sum (a = a* = 1)",
     "method": "what made the row: sgd (one-pass SGD), ode (overlap ODE), ode_g / ode_matched / ode_gf / "
     "ode_anisotropic (ODE at the SGD's g / from each SGD run's own start / g → 0 / anisotropic teacher), "

@@ -274,34 +274,59 @@ RANGES: dict[str, dict] = {
         "statement": "bocchi.hessian_minima/extra",
     },
     "curves.sgd_plateau": {
-        "value": {"quick": 0.01, "paper": 0.01},
-        "why": "relative SGD/ODE plateau level, from the claim's own error: seed-bootstrap u 0.0011–0.0027 at 32 "
-        "seeds, N = 1e3, and a finite-N bias ≤ 0.4 % (p = 1: SGD escapes early, quick seed 0: 0.996, 0.999, "
-        "0.999, 0.999 at p = 1, 2, 3, 8): 0.01 is ≈ 4 u above the bias. It was 0.10 (≈ 40 u), which hid every "
-        "level mistake below 10 %; 0.01 still fails a 3 % plateau mistake at paper scale, where u is smaller (N = "
-        "1e4, 64 seeds). Rate mistakes move no level (0.999 at SGD η × 1.2); the registered one is the labels' "
-        "scale a*·(1 + s), which raises SGD's plateau (at g = 0.1 the norms' fixed point is off the gradient-flow "
-        "minimiser, so the shift is not only O(s²)): quick seed 0, +1.4, 2.1, 2.4, 0.8 % at s = 0.1 and +3.4, 5.2, "
-        "6.1, 1.8 % at s = 0.2 (p = 1, 2, 3, 8)",
+        "value": {"quick": 0.01, "paper": 0.005},
+        "why": "relative SGD/ODE plateau level, from the claim's own error and its expected finite-N bias: "
+        "seed-bootstrap u 0.0011–0.0027 at 32 seeds, N = 1e3 (quick), 0.0002–0.0005 at 64 seeds, N = 1e4 "
+        "(paper); the bias is SGD's early escape read at the ODE's flattest time (≤ 0.4 % at quick: seed 0 "
+        "0.996, 0.999, 0.999, 0.999 at p = 1, 2, 3, 8; ≤ 0.07 % at paper: 0.9993, 0.9997, 0.9999, 0.9998, "
+        "1.0002 at p = 1, 2, 3, 4, 8). Quick 0.01 is ≈ 4u above the bias, paper 0.005 ≈ 10u above it (a "
+        "tighter bound would rest on one seed's bias). It was 0.10 (≈ 40 u), which hid every level mistake "
+        "below 10 %; a 3 % plateau error (the labels' scale off by s ≈ 0.15–0.3, below) fails at both scales. "
+        "Rate mistakes move no level (0.999 at SGD η × 1.2); the registered one is the labels' scale a*·(1 + "
+        "s), which raises SGD's plateau (at g = 0.1 the norms' fixed point is off the gradient-flow minimiser, "
+        "so the shift is not only O(s²)): quick seed 0, +1.4, 2.1, 2.4, 0.8 % at s = 0.1 and +3.4, 5.2, 6.1, "
+        "1.8 % at s = 0.2 (p = 1, 2, 3, 8)",
         "statement": "bocchi.ode_limit/levels",
         "mistake": "SGD's labels with the teacher readout a*·(1 + s), ε_g read with a*; size s",
         "detects": {"quick": 0.2},
-        "post_hoc": "0 (quick: 0.10 → 0.01 after seeing seed 0)",
+        "post_hoc": "0 (quick: 0.10 → 0.01 after seeing seed 0; paper: 0.01 → 0.005 after seeing seed 0)",
     },
     "curves.sgd_floor": {
-        "value": {"quick": 0.05, "paper": 0.05},
-        "why": "relative SGD/ODE p < p* limit: SE ≈ 0.003; O(1/N) finite-size shift",
+        "value": {"quick": 0.01, "paper": 0.005},
+        "why": "relative SGD/ODE p < p* limit (the risk where both end at the same g), from the claim's own "
+        "error: seed-bootstrap u 0.0034 (quick, 32 seeds, N = 1e3), 0.0009 (paper, 64 seeds, N = 1e4), and "
+        "an O(1/N) finite-size bias (seed 0: 1.0023 quick, 1.0006 paper): the tolerance is ≈ 3u (quick) and "
+        "≈ 5u (paper) above the bias. The floor depends on g through the O(η²) term, so a rate mistake moves "
+        "it: SGD at η × 1.05 / 1.1 / 1.2 reads 1.017 / 1.033 / 1.070 (quick seed 0). It was 0.05 (≈ 15u), "
+        "which passed η × 1.1",
         "statement": "bocchi.ode_limit/levels",
         "mistake": "SGD steps at η·(1 + x) while its τ axis assumes η; size x",
-        "detects": {"quick": 0.2},
+        # power entry quad_curves_eta (quick seed 0): 1.018, 1.034, 1.070 ± 0.0035 at x = 0.05, 0.1, 0.2
+        "detects": {"quick": 0.05},
+        "post_hoc": "0 (quick and paper: 0.05 → 0.01 / 0.005 after seeing seed 0)",
     },
     "curves.tau_axis": {
-        "value": {"quick": 0.15, "paper": 0.10},
-        "why": "SGD/ODE crossing-time ratio on one tau axis: at N = 1000, p < p*, SGD escapes up to "
-        "10 % earlier (finite N); set after quick results",
+        "value": {"quick": 0.10, "paper": 0.07},
+        "why": "SGD/ODE ratio of the summed first-crossing times, SGD's times plus the derived early escape "
+        "(ode.early_escape_shift: SGD's noise on ρ while it is O(N^-1/2) acts as a larger initial overlap, "
+        "an N-free shift of 0.18 τ at p = 1, 0.11–0.08 τ at p = 2–8, p* = 2, g = 0.1), so the reference is 1 at "
+        "any N. Without it the reference 1 was wrong by that shift over the crossing time (≈ 3 τ): paper seed 7100 "
+        "read the raw ratio 0.890 ± 0.016 at p = 1 against 1 ± 0.10, inconclusive; the derived shift predicts "
+        "0.943 there at seed 0 (measured 0.944). With it, seed 0 reads 1.001, 0.999, 1.005, 1.009, 1.004 ± "
+        "0.022–0.003 (paper, p = 1, 2, 3, 4, 8) and 0.981, 1.008, 1.003, 0.996 ± 0.016–0.026 (quick, N = 1e3, "
+        "p = 1, 2, 3, 8). Tolerance from the claim's own error: the seed bootstrap u, set by the spread of "
+        "ln‖ρ0‖² (a χ²_{pp*}: heavy-tailed at p·p* = 2) over 32 / 64 seeds, is 0.035–0.038 at p = 1 on fresh "
+        "quick seeds 8100–8103 (seed 0's 0.016 was low), 0.026–0.036 at p = 2, and ≈ 0.022–0.03 expected at paper "
+        "(seed 0: 0.022; quick's 0.037 × √(32/64) × the longer crossing 2.5/3.2 ≈ 0.02), so 2u ≤ tolerance, plus "
+        "the derivation's neglected O(N^-1/2) terms (quick seed 0, p = 1: −0.019). Still derived: a time axis off by η × "
+        "1.1 moves the ratio by only 5–6 % (the ODE at a larger g escapes later too), within the seed spread "
+        "at p ≤ 3; the descent-time claim ('curves.transit') and quad_escape's exit rate carry the time axis. "
+        "It was 1 ± 0.15 / 0.10 without the shift",
         "statement": "bocchi.ode_limit/time",
         "mistake": "SGD steps at η·(1 + x) while its τ axis assumes η; size x",
-        "post_hoc": "0 (quick)",
+        "post_hoc": "0 (quick and paper: the derived shift checked, the tolerance set, after seeing seed 0's "
+        "crossing times; the raw ratio's 1 ± 0.15 was set after quick seed 0); 8100–8103 (quick: 0.07 → 0.10 "
+        "and paper 0.05 → 0.07 after their u, before any paper seed but 0)",
     },
     "curves.transit": {
         "value": {"quick": 0.02, "paper": 0.02},
@@ -332,8 +357,9 @@ RANGES: dict[str, dict] = {
         "statement": "bocchi.hessian_minima/rotations",
         "mistake": "training (SGD's labels and the ODE's drift) with the teacher readout a*·(1 + s), the "
         "Hessian with a*; size s",
-        # power entry quad_hessian_teacher_over: every (p, p*), ODE and SGD
-        "detects": {"quick": 0.05},
+        # power entry quad_hessian_teacher_over: every (p, p*) with p > 1, ODE and SGD, at quick and paper (p = 1
+        # has no rotation generator: that count is an identity, experiments/hessian.py NO_GENERATOR)
+        "detects": {"quick": 0.05, "paper": 0.05},
     },
     "hessian.reached_extra": {
         "value": 0,
@@ -341,8 +367,9 @@ RANGES: dict[str, dict] = {
         "statement": "bocchi.hessian_minima/extra",
         "mistake": "training (SGD's labels and the ODE's drift) with the teacher readout a*·(1 + s), the "
         "Hessian with a*; size s",
-        # quad_hessian_teacher_over: 0.05 at p* = 2, 0.1 at p* = 1 (the surplus modes at 2ac = (s·p*/2)·4aa*)
-        "detects": {"quick": 0.1},
+        # quad_hessian_teacher_over: 0.05 at p* ≥ 2, 0.1 at p* = 1 (the surplus modes at 2ac = (s·p*/2)·4aa*),
+        # quick and paper
+        "detects": {"quick": 0.1, "paper": 0.1},
     },
     "hessian.reached_extra_none": {
         "value": 0,
@@ -362,8 +389,8 @@ RANGES: dict[str, dict] = {
         "statement": "bocchi.manifold/dimension",
         "mistake": "training (SGD's labels and the ODE's drift) with the teacher readout a*·(1 + s), the "
         "Hessian with a*; size s",
-        # quad_hessian_teacher_over: the rotations leave the zero band (H·KV = K·∇ε ≠ 0)
-        "detects": {"quick": 0.05},
+        # quad_hessian_teacher_over: the rotations leave the zero band (H·KV = K·∇ε ≠ 0), quick and paper
+        "detects": {"quick": 0.05, "paper": 0.05},
     },
     "hessian.reached_marginal": {
         "value": 0,
@@ -413,8 +440,9 @@ RANGES: dict[str, dict] = {
         "mistake": "training (SGD's labels and the ODE's drift) with the teacher readout a*·(1 + s), the "
         "Hessian with a*; size s (the ODE's norms settle at (1 + s)·q̄: the bulk moves to ≈ (s·p*/2)·4aa*; "
         "training off also fails it: at Q0 = σ0² I the bulk is (p*/p)·4aa*)",
-        # power entry quad_hessian_teacher_over: 0.05 at p* = 2, 0.1 at p* = 1
-        "detects": {"quick": 0.1},
+        # power entry quad_hessian_teacher_over: 0.05 at p* ≥ 2, 0.1 at p* = 1 (quick and paper; paper p = 4, 6, 8
+        # at p* = 1 read 0.75, 1.0, 1.0 at s = 0.05)
+        "detects": {"quick": 0.1, "paper": 0.1},
     },
     "hessian.saddle_count": {
         "value": 0,

@@ -82,3 +82,23 @@ def test_reduced_ode_equals_the_full_system(p, p_star, g, Delta):
     np.testing.assert_allclose(q2, q1, atol=1e-9)
     with pytest.raises(ValueError):
         ode.solve(rho0, Q0 + 0.01 * np.eye(p)[::-1], T, a, a_star, tau, method="reduced")
+
+
+@pytest.mark.parametrize("p, p_star, t, Delta", [(3, 2, 1.0, 0.0), (1, 2, 1.3, 0.5)])
+def test_early_escape_shift_from_the_plateau_is_its_closed_form(p, p_star, t, Delta):
+    """Started at the plateau's norms (σ0² = q̄(g)), Q stays put and ρ grows at one rate k, so SGD's noise adds
+    V = 4gM/(2k) to the overlap's variance and the shift is ln(1 + V/q̄)/(2k): M = E[(ŷ − y)²λ_k²ν_m²] at
+    ρ = 0 by Monte Carlo, against the closed-form moment inside `early_escape_shift`. At g = 0 there is no
+    noise and no shift."""
+    a, a_star, g = *model.readout_scales(p, p_star, "mean"), 0.1
+    q = ode.early_escape_shift(p, p_star, a, a_star, g, t, Delta=Delta)["q"]
+    out = ode.early_escape_shift(p, p_star, a, a_star, g, t, sigma0=np.sqrt(q), Delta=Delta)
+    rng = np.random.default_rng(3)
+    n = 200_000
+    lam, nu = np.sqrt(q) * rng.normal(size=(n, p)), np.sqrt(t) * rng.normal(size=(n, p_star))
+    err = a * (lam**2).sum(1) - a_star * (nu**2).sum(1) - np.sqrt(Delta) * rng.normal(size=n)
+    M = err**2 * lam[:, 0] ** 2 * nu[:, 0] ** 2
+    V = 4 * g * M.mean() / (2 * out["rate"]) / q
+    assert out["V"] == pytest.approx(V, abs=5 * 4 * g * M.std() / np.sqrt(n) / (2 * out["rate"]) / q)
+    assert out["shift"] == pytest.approx(np.log1p(out["V"]) / (2 * out["rate"]), rel=1e-12)
+    assert ode.early_escape_shift(p, p_star, a, a_star, 0.0, t, Delta=Delta)["shift"] == 0.0

@@ -40,8 +40,10 @@ DERIVED = (
 )
 FIRST_CROSSING = (
     "the ODE limit (summary §2) read through first-crossing times: finite-N SGD escapes early by an N-free "
-    "shift (science §3.4) that the tolerance holds, so an SGD time axis off by η × 1.1 passes at paper scale "
-    "(README power table); the descent-time (quad_curves) and exit-rate claims carry the time axis"
+    "shift (science §3.4; derived in ode.early_escape_shift and added to SGD's times in quad_curves, held by "
+    "the tolerance in quad_escape); their seed spread (the χ² of ln‖ρ0‖²) lets an SGD time axis off by η × 1.1 "
+    "pass at paper scale (docs/power.md), so the descent-time (quad_curves) and exit-rate (quad_escape) claims "
+    "carry the time axis"
 )
 XCHECK = "mfx/quadratic/chain.py (exact law of SGD's overlaps) vs mfx/quadratic/sgd.py (N-dim. SGD)"
 DERIVED_CURVES = (

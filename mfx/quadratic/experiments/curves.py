@@ -8,7 +8,7 @@ import pandas as pd
 
 from mfx import fit
 from mfx.experiment import Claim, ConfigError, Experiment, check, number, register
-from mfx.quadratic import model, ranges, sgd
+from mfx.quadratic import model, ode, ranges, sgd
 from mfx.quadratic.analysis import (
     _at,
     _median_curve,
@@ -59,6 +59,8 @@ def run_curves(cfg):
     m = cfg.model
     a, a_star, eta, g, T = _setup(m)
     coords = {"p": m.p, "p_star": m.p_star, "N": m.N, "eta": eta, "g": g, "readout": m.readout}
+    # the init's scales: the claims derive SGD's early escape from them (ode.early_escape_shift)
+    coords |= {"sigma0": m.sigma0, "rho0_scale": m.rho0_scale}
     eps_floor = model.eps_underparameterized(m.p, m.p_star, a_star)
 
     # p < p* never reaches zero loss: its SGD run ends at the shorter sgd_tau_under (the floor is reached by then)
@@ -228,14 +230,22 @@ def claims_curves(table):
                 **ranges.power(key, scale),
             )
 
+        # finite-N SGD crosses every level earlier by the derived N-free shift (ode.early_escape_shift): its
+        # crossing times plus that shift against the ODE's, so that the ratio's reference is 1 at any N
+        a, a_star = model.readout_scales(p, p_star, str(d["readout"].iloc[0]) if "readout" in d else "mean")
+        init = {k: float(d[k].iloc[0]) if k in d else 1.0 for k in ("sigma0", "rho0_scale")}
+        early = ode.early_escape_shift(p, p_star, a, a_star, float(d["g"].iloc[0]), **init)["shift"]
+        shifted = pair.assign(value=pair["value"] + early * (pair["method"] == "sgd"))
         out.append(
             against_ode(
-                "SGD/ODE ε_g(τ) on the same τ axis",
+                "SGD/ODE ε_g(τ) on the same τ axis, SGD's derived early escape added",
                 crossing_ratio,
                 "curves.tau_axis",
-                "Σ first-crossing times of eps = " + ", ".join(f"{lv:.3g}" for lv in levels),
+                f"Σ first-crossing times of eps = {', '.join(f'{lv:.3g}' for lv in levels)} (raw ratio "
+                f"{crossing_ratio(pair):.3f}; SGD's times + the derived early escape {early:.3f} τ)",
                 len(levels),
                 kind="derived",
+                pair=shifted,
             )
         )
         if p >= p_star:  # the descent after the escape, which finite N does not shift

@@ -56,6 +56,10 @@ PAPER_SADDLE = (
     "Eigenwert' — read at the plateau the ODE and SGD reach (½ of each run's own escape time), with the "
     "margin λ_min ≤ −½·4aa* (ours; the exact plateau has −4aa*, science §6.1)"
 )
+NO_GENERATOR = (
+    "identity at p = 1: hessian.zero_mode_split counts rotation zero modes among the generators K·V with K "
+    "antisymmetric p × p, and for p = 1 K = 0, so the count is 0 whatever the state (no mistake can fail it)"
+)
 SPLIT_METRICS = ("n_negative", "n_zero", "n_tangent", "n_extra", "lambda_min", "zero_max", "positive_min")
 
 
@@ -431,6 +435,8 @@ def _claims_reached(table, scale):
             return float((wide[col] - want).abs().max()) if len(wide) else float("nan")
 
         eps = f"ε_end ≤ {wide['eps'].max():.2g}" if len(wide) else "no end state"
+        # at p = 1 there is no rotation generator (K antisymmetric 1 × 1 is 0): the count is 0 by construction
+        trivial = p == 1
         out.append(
             Claim.at_most(
                 "quad_hessian",
@@ -438,8 +444,8 @@ def _claims_reached(table, scale):
                 worst("n_tangent", want_tan),
                 0,
                 f"max over seeds of |count − {want_tan}| (p·p* − p*(p*+1)/2, the rotation orbit's "
-                f"dimension); {eps} ({scale})",
-                **common,
+                f"dimension{'; p = 1: no generator, 0 by construction' if trivial else ''}); {eps} ({scale})",
+                **dict(common, kind="identity", source=NO_GENERATOR) if trivial else common,
                 **power("hessian.reached_rotations", scale, also=ph),
             )
         )
