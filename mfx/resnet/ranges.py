@@ -143,7 +143,7 @@ RANGES: dict[str, dict] = {
         "f(θ0) + J(θ0)(θ − θ0) (size s; s = 1: the NTK habit, whose distance levels off at ≈ 0.08); "
         "training off (GD rate × 0) fails it too (nothing moves: the distance is read at the floor, "
         "a flat law)",
-        "detects": {"quick": 0.05},
+        "detects": {"quick": 0.05, "paper": 0.05},
         "value": -1.0,
         "reason": "summary §2: in the lazy regime the model linearises (Thm 2: into the tangent mean ODE, "
         "a linearised mean ODE, within O(1/α)): the distance of the trained network to its blockwise "
@@ -155,7 +155,8 @@ RANGES: dict[str, dict] = {
         "statement": "chizat.thm2/alpha",
         "mistake": "the tangent-limit reference drawn with an embedding partly not the rep's, "
         "√(1−s)·W_E + √s·(another draw) (size s, the foreign share of its variance; s = 1: another "
-        "network's limit); training off (GD rate × 0) fails it too",
+        "network's limit); training off (GD rate × 0) fails it too.  Paper, seed 0 (20 reps): passes at "
+        "s = 0.01, inconclusive at 0.1 (−0.92 ± 0.13), larger sizes not run: no paper detects",
         "detects": {"quick": 0.2},
         "value": -1.0,
         "reason": "Thm 2: error O(1/α + 1/L + α/√(LM)): the falling term decays at least like 1/α",
@@ -176,7 +177,7 @@ RANGES: dict[str, dict] = {
         "mistake": "the tangent-limit reference drawn with an embedding partly not the rep's, "
         "√(1−s)·W_E + √s·(another draw) (size s, the foreign share of its variance; s = 1: another "
         "network's limit); training off (GD rate × 0) fails it too",
-        "detects": {"quick": 0.01},
+        "detects": {"quick": 0.01, "paper": 0.01},
         "post_hoc": "0, 7400..7404 (quick: the paired distances per size and α were seen before this entry "
         "was written; quick and paper: the read-out moved to the largest α and sizes L ≤ L_ref/4 after "
         "paper seed 0 read −0.82 ± 0.08; quick L_ref 128 → 256 after 7400..7404, paper reps 6 → 10 after "
