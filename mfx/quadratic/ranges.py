@@ -208,7 +208,11 @@ RANGES: dict[str, dict] = {
         "SGD at η × 1.1: 1.126, 1.117), audited on 1020–1029",
         "statement": "bocchi.ode_limit/time",
         "mistake": "SGD steps at η·(1 + x) while its τ axis assumes η; size x",
-        "detects": {"quick": 0.1, "paper": 0.1},
+        # with 'curves.transit' it carries bocchi.ode_limit/time's time axis (the first-crossing ratios cannot:
+        # 'curves.tau_axis'). Power quad_escape_eta, quick seed 0: 1.065, 1.062 at η × 1.05, 1.126, 1.118 at 1.1,
+        # 1.262, 1.234 at 1.2 (p* = 1, 2): fails from 0.05. Paper from the can-fail test (1.128, 1.115, 1.115 ±
+        # 0.005–0.006 at 1.1): no paper power row yet (quad_escape at paper ≈ 430 CPU-s a size)
+        "detects": {"quick": 0.05, "paper": 0.1},
         "post_hoc": "0 (quick)",
     },
     "escape.xcheck": {
@@ -288,7 +292,9 @@ RANGES: dict[str, dict] = {
         "1.8 % at s = 0.2 (p = 1, 2, 3, 8)",
         "statement": "bocchi.ode_limit/levels",
         "mistake": "SGD's labels with the teacher readout a*·(1 + s), ε_g read with a*; size s",
-        "detects": {"quick": 0.2},
+        # power entry quad_curves_sgd_labels, seed 0: quick fails from 0.1 at p = 2, 3 and 0.2 at p = 1, 8; paper
+        # (s = 0.1) 1.014, 1.021, 1.025, 1.027, 1.009 ± 0.0003–0.0007 at p = 1, 2, 3, 4, 8: all fail
+        "detects": {"quick": 0.2, "paper": 0.1},
         "post_hoc": "0 (quick: 0.10 → 0.01 after seeing seed 0; paper: 0.01 → 0.005 after seeing seed 0)",
     },
     "curves.sgd_floor": {
@@ -301,8 +307,9 @@ RANGES: dict[str, dict] = {
         "which passed η × 1.1",
         "statement": "bocchi.ode_limit/levels",
         "mistake": "SGD steps at η·(1 + x) while its τ axis assumes η; size x",
-        # power entry quad_curves_eta (quick seed 0): 1.018, 1.034, 1.070 ± 0.0035 at x = 0.05, 0.1, 0.2
-        "detects": {"quick": 0.05},
+        # power entry quad_curves_eta (seed 0): quick 1.018, 1.034, 1.070 ± 0.0035 at x = 0.05, 0.1, 0.2; paper
+        # 1.017, 1.034 ± 0.001 at x = 0.05, 0.1
+        "detects": {"quick": 0.05, "paper": 0.05},
         "post_hoc": "0 (quick and paper: 0.05 → 0.01 / 0.005 after seeing seed 0)",
     },
     "curves.tau_axis": {
@@ -320,7 +327,10 @@ RANGES: dict[str, dict] = {
         "(seed 0: 0.022; quick's 0.037 × √(32/64) × the longer crossing 2.5/3.2 ≈ 0.02), so 2u ≤ tolerance, plus "
         "the derivation's neglected O(N^-1/2) terms (quick seed 0, p = 1: −0.019). Still derived: a time axis off by η × "
         "1.1 moves the ratio by only 5–6 % (the ODE at a larger g escapes later too), within the seed spread "
-        "at p ≤ 3; the descent-time claim ('curves.transit') and quad_escape's exit rate carry the time axis. "
+        "(power quad_curves_eta, paper seed 0: 0.975, 0.967, 0.973, 0.976, 0.970 at η × 1.05 and 0.953, 0.940, "
+        "0.944, 0.947, 0.939 at η × 1.1, p = 1, 2, 3, 4, 8: all inside 1 ± 0.07; quick seed 0 at 1.2: 0.906–0.917 "
+        "at p ≤ 2, 0.899 and 0.887 at p = 3, 8); the descent-time claim ('curves.transit') and quad_escape's exit "
+        "rate carry the time axis. "
         "It was 1 ± 0.15 / 0.10 without the shift",
         "statement": "bocchi.ode_limit/time",
         "mistake": "SGD steps at η·(1 + x) while its τ axis assumes η; size x",
@@ -338,6 +348,10 @@ RANGES: dict[str, dict] = {
         "quick. Set after those runs, audited on 1010–1019",
         "statement": "bocchi.ode_limit/time",
         "mistake": "SGD steps at η·(1 + x) while its τ axis assumes η; size x",
+        # with quad_escape's exit rate it carries bocchi.ode_limit/time's time axis (the first-crossing ratios
+        # cannot: 'curves.tau_axis'). Power quad_curves_eta, seed 0, p = 2, 3, (4,) 8: quick 0.987, 0.984, 0.967
+        # at η × 1.05, 0.974, 0.966, 0.943 at 1.1, 0.960, 0.940, 0.899 at 1.2; paper 0.983, 0.980, 0.974, 0.970 at
+        # 1.05 and 0.971, 0.963, 0.955, 0.946 ± 0.001 at 1.1 (fails from 0.1 at p = 2, 3, from 0.05 at p = 4, 8)
         "detects": {"quick": 0.2, "paper": 0.1},
         "post_hoc": "1005–1009 (quick), 0 (paper)",
     },
@@ -400,7 +414,9 @@ RANGES: dict[str, dict] = {
         "with a*; size s (c < 0 at the end state: the surplus and rotation modes go below zero; an over-shoot "
         "a*·(1 + s) only lifts eigenvalues and is seen by the zero-mode counts instead; the SGD horizon "
         "converted as N·τ·g also fails it)",
-        # power entry quad_hessian_teacher_under: every (p, p*), ODE and SGD
+        # power entry quad_hessian_teacher_under: every (p, p*), ODE and SGD, at quick. Paper (seed 0, s = 0.02,
+        # 0.05): fails from 0.05 (0.02 for 8 of 30 claims) except at p = p* = 1, which passes at 0.05: there the
+        # modes ⟂ w move to 2ac = −(s/2)·4aa*, inside the band until s = 0.1 (not measured): paper unmeasured
         "detects": {"quick": 0.05},
     },
     "hessian.saddle_lambda": {
@@ -417,7 +433,9 @@ RANGES: dict[str, dict] = {
         "margin): not at the target — an existence claim with a margin fixed before data, and a saddle is "
         "robust: training mistakes (the teacher scale in training, either sign, to 0.3) never fail it. "
         "Training off (SGD at η·1e-9) fails it at p < 2p* (the state stays at Q0 = σ0² I, λ/(4aa*) = p*/p − 1)",
-        "detects": {"quick": 0.4},
+        # power quad_hessian_hessian_teacher, paper seed 0 (s = 0.3, 0.4): 30 of 36 claims fail from 0.3, the ODE's
+        # at p* = 1 from 0.4 (−0.49 to −0.53 at 0.3, against the margin −½)
+        "detects": {"quick": 0.4, "paper": 0.4},
     },
     "hessian.saddle_level": {
         "value": 0.1,
@@ -517,14 +535,16 @@ RANGES: dict[str, dict] = {
         "mistake": "SGD's labels with the teacher readout a*·(1 + s), ε_g read with a* (SGD then converges to "
         "the minimum of another risk, where ε_g = ½ s² E y² = s² at p* = 2); size s. Training off (η·1e-9) "
         "fails it too (test_curves_fail_with_training_switched_off)",
-        "detects": {"quick": 0.05},
+        # power quad_curves_sgd_labels: paper tried at s = 0.1 only (0.0100–0.0105 at p = 2, 3, 4, 8: all fail)
+        "detects": {"quick": 0.05, "paper": 0.1},
     },
     "curves.final_eps_ode": {
         "value": None,
         "why": "the ODE's claims of 'curves.final_eps' (its bound): their own mistake, in the ODE",
         "statement": "bocchi.manifold/reached",
         "mistake": "the ODE's drift with the teacher readout a*·(1 + s), ε_g read with a*; size s",
-        "detects": {"quick": 0.05},
+        # power quad_curves_ode_labels: quick and paper (s = 0.05: 0.0025–0.0031 at p = 2, 3, 4, 8) fail from 0.05
+        "detects": {"quick": 0.05, "paper": 0.05},
     },
 }
 

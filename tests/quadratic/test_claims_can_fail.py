@@ -573,6 +573,19 @@ def test_curves_descent_time_catches_10_percent_at_paper_scale(run_experiment, m
 
 
 @pytest.mark.slow
+def test_curves_plateau_level_catches_the_labels_scale_off_by_10_percent_at_paper_scale(
+    run_experiment, monkeypatch
+):
+    """The resolution recorded for the SGD/ODE plateau level at paper scale (ranges 'curves.sgd_plateau':
+    detects 0.1 against 1 ± 0.005): SGD's labels with a*·1.1 raise SGD's plateau by 0.9–2.7 % (power
+    quad_curves_sgd_labels, paper seed 0: 1.014, 1.009 ± 0.0007, 0.0003 at p = 1, 8, the two smallest shifts;
+    unmutated 0.9993, 1.0002), so a 3 % plateau error fails. p = 1, 8 only, no cross-check."""
+    sgd_with(monkeypatch, a_star_factor=1.1, which=("overlap",))
+    table = run_experiment("quad_curves", "scale=paper", "model.p=1,8", "model.full_N=0")
+    _all_fail("quad_curves", table, "SGD/ODE plateau level")
+
+
+@pytest.mark.slow
 def test_escape_exit_rate_catches_10_percent_at_paper_scale(run_experiment, monkeypatch):
     """The resolution recorded for the exit-rate claim at paper scale (ranges 'escape.exit_tau_axis': detects
     0.1): SGD at 1.1 η fails it at every p* (paper seed 0: 1.128, 1.115, 1.115 ± 0.005–0.006; unmutated
