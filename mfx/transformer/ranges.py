@@ -86,8 +86,10 @@ RANGES: dict[str, dict] = {
         "statement": "barboni.adjoint_gradient",
         "mistake": "the adjoint's interaction (Lions-derivative) term scaled by 1 − ε; size ε",
         # scripts/mutations.py adjoint_interaction_x{0.99,0.98,0.95,0.9} transformer_adjoint --seeds 0:
-        # 1.37 ± 0.14 pass, 2.01 ± 0.22, 3.02 ± 0.22, 3.49 ± 0.15 fail
-        "detects": {"quick": 0.02},
+        # 1.37 ± 0.14 pass, 2.01 ± 0.22, 3.02 ± 0.22, 3.49 ± 0.15 fail; paper (scripts/power.py
+        # transformer_adjoint_interaction --scale paper, seed 0): 0.96 ± 0.01 at 0, 3.88 ± 0.10 fail at 0.05 (the
+        # grid's smallest size)
+        "detects": {"quick": 0.02, "paper": 0.05},
     },
     # well-posedness rows of transformer_adjoint (issue 39 §1–2; derivations in mfx/transformer/wellposed.py);
     # set before their first data, then revised after seed 0 where they say so (post hoc: audited on 3000+)
@@ -102,8 +104,10 @@ RANGES: dict[str, dict] = {
         "mistake": "residual scale (1 + ε)/(L·H) (a step of the wrong length, e.g. 1/(L−1)): an O(ε) offset that does "
         "not vanish with L; size ε",
         # scripts/power.py transformer_residual_scale --sizes 0.01,0.05 (H = 16, 64, 256; seed 0): −0.949 ± 0.002 at
-        # ε = 0, −1.39 ± 0.05 at 0.01 and 0.41 ± 0.04 at 0.05, both fail (on the old H grid 4–64: −1.30 ± 0.04 at 0.01)
-        "detects": {"quick": 0.01},
+        # ε = 0, −1.39 ± 0.05 at 0.01 and 0.41 ± 0.04 at 0.05, both fail (on the old H grid 4–64: −1.30 ± 0.04 at 0.01);
+        # paper (--scale paper, sizes 0.01 0.02 0.05 0.1): −0.956 ± 0.006 at 0, −0.952 ± 0.016 pass at 0.01, fails
+        # from 0.02 (−0.41 ± 0.02)
+        "detects": {"quick": 0.01, "paper": 0.02},
     },
     "wp_depth_uniform": {
         "value": 0.1,
