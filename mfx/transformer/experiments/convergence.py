@@ -172,7 +172,7 @@ def _global_min_steps(m: DictConfig, K0: torch.Tensor, N: int) -> np.ndarray:
     docstring): t_D = D·ln 10·N/λ_min(K_0), the time by which the bound R(0)·exp(−λ_min(K_0)·t/N) has
     fallen D = −RANGES["E2_decades"] decades.  A horizon fixed for every draw instead (T = 50) reads the
     draw's λ_min(K_0), which varies 10× between clouds (2.1 at cfg seed 0, 0.22 at 7303, where R fell 6
-    decades by T = 50 at the rate the bound allows).  inf where t_D is past RANGES["E2_horizon_cap"] × the
+    decades by T = 50 at about twice the bound's rate).  inf where t_D is past RANGES["E2_horizon_cap"] × the
     case's horizon (or λ_min(K_0) ≤ 0): that run is left out of the claim, and counted."""
     lam0 = ntk.spectrum(K0)["lam_min"].cpu().numpy()
     t_D = -RANGES["E2_decades"]["value"] * math.log(10) * N / np.where(lam0 > 0, lam0, np.nan)
