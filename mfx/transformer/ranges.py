@@ -311,7 +311,7 @@ RANGES: dict[str, dict] = {
         "mistake": "GD learning rate η·L·H^(1−s) (the head factor of η·L·H partly forgotten; s = 1: η·L): the flow "
         "H^s times too slow; size s. The runs beat the bound's promise 1.6–2.9× at seed 0 (12.8–23 decades by "
         "t_8), so a flow 1.3–1.5× too slow (s = 0.1–0.15) is not resolved (inconclusive); the rate claims resolve it",
-        "post_hoc": "1010–1019 (T 25 → 50); 7300–7303 (a fixed T → each run's t_8)",
+        "post_hoc": "1010–1019 (T 25 → 50); 7300–7303 (a fixed T → each run's t_8); 0, 7303 (4 → 12 runs)",
         # scripts/power.py transformer_global_min_lr_H (case injective, 12 runs, seed 0): the worst run's log10
         # R(t_8)/R_0 −12.8 ± 1.2 pass at s = 0, inconclusive at 0.1 and 0.15, −6.4 ± 0.6 fail at 0.25 (a flow 2×
         # too slow), −3.3 at 0.5, −0.9 at 1 (at a fixed T = 50 it failed only from 0.75); paper (24 runs, the
