@@ -84,12 +84,17 @@ def _parser() -> argparse.ArgumentParser:
         description="Write the generated docs: statements.md (every statement: quote, place, status, "
         "parts and their claims) and claims.md (every claim: kind, statement, range, verdict, mistake, "
         "resolution), from the statements registries and one claims.csv, kept beside them as "
-        "claims-quick.csv.",
+        "claims-quick.csv; with --paper-claims also statements-paper.md (the statements at paper scale, "
+        "the README's second headline), its claims kept as claims-paper.csv.",
         epilog="example:\n  mfx run experiment=all scale=quick && mfx docs --claims outputs/report-quick/claims.csv",
         formatter_class=raw,
     )
     dc.add_argument(
         "--claims", default="docs/claims-quick.csv", help="a claims.csv (default: docs/claims-quick.csv)"
+    )
+    dc.add_argument(
+        "--paper-claims",
+        help="the paper run's claims.csv (default: the kept docs/claims-paper.csv, where there is one)",
     )
     dc.add_argument("--out", default="docs", help="the docs folder (default: docs)")
     dc.add_argument("--readme", default="README.md", help="whose figure table and headline to rewrite")

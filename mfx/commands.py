@@ -220,23 +220,34 @@ def timing_record(by_sweep: dict[tuple[str, str], list[dict]], command: str, kep
 
 
 def _docs(args) -> int:
-    source, out = Path(args.claims), Path(args.out)
-    if not source.is_file():
-        raise ConfigError(f"docs: --claims {source} is not a file (a claims.csv of `mfx report`)")
-    kept = out / "claims-quick.csv"
-    if not kept.exists() or not os.path.samefile(source, kept):
-        out.mkdir(parents=True, exist_ok=True)
-        results.write_bytes(kept, source.read_bytes())
-    texts = docs.render(kept, f"mfx docs --claims {kept}")
+    out = Path(args.out)
+    kept = _keep(Path(args.claims), out / "claims-quick.csv", "--claims")
+    paper = out / "claims-paper.csv"
+    if args.paper_claims:
+        paper = _keep(Path(args.paper_claims), paper, "--paper-claims")
+    paper = paper if paper.is_file() else None
+    command = f"mfx docs --claims {kept}" + (f" --paper-claims {paper}" if paper else "")
+    texts = docs.render(kept, command, paper)
     written = [results.write_bytes(out / name, text.encode()) for name, text in texts.items()]
     readme = Path(args.readme)
     if readme.is_file():
         performance = out / "performance.md"
         timing = performance.read_text(encoding="utf-8") if performance.is_file() else ""
-        new = docs.readme(readme.read_text(encoding="utf-8"), docs.read_claims(kept), timing)
+        paper_claims = docs.read_claims(paper) if paper else None
+        new = docs.readme(readme.read_text(encoding="utf-8"), docs.read_claims(kept), timing, paper_claims)
         written.append(results.write_bytes(readme, new.encode()))
-    print(f"wrote {', '.join(str(p) for p in written)} (claims: {kept})")
+    print(f"wrote {', '.join(str(p) for p in written)} (claims: {kept}" + (f", {paper})" if paper else ")"))
     return 0
+
+
+def _keep(source: Path, kept: Path, flag: str) -> Path:
+    """`kept`, holding a copy of `source` (a claims.csv) unless it is that file."""
+    if not source.is_file():
+        raise ConfigError(f"docs: {flag} {source} is not a file (a claims.csv of `mfx report`)")
+    if not kept.exists() or not os.path.samefile(source, kept):
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        results.write_bytes(kept, source.read_bytes())
+    return kept
 
 
 def _metrics(args) -> int:

@@ -4,7 +4,10 @@
 and one claims.csv (the combined report of `mfx run experiment=all`, kept as docs/claims-quick.csv):
 - `statements.md`: every statement with its quote, place, status, parts and the claims of each part;
 - `claims.md`: every claim with its kind, statement, range, verdict, mistake and resolution;
-- `metrics.md`: the glossary `mfx metrics` prints (each family's columns, each experiment's metrics).
+- `metrics.md`: the glossary `mfx metrics` prints (each family's columns, each experiment's metrics);
+- with `--paper-claims` (the paper run's combined claims.csv, kept as docs/claims-paper.csv):
+  `statements-paper.md`, the statements at paper scale, whose count is the README's second headline
+  (the paper targets are the stricter ones: ≤ 10 % against ≤ 25 %).
 Each file says it is generated and by which command; tests/test_docs.py regenerates them from the
 committed claims and fails when one is stale against the code.
 """
@@ -67,10 +70,11 @@ def _resolution(c: dict) -> str:
     return f"{_cell(c['mistake'])}: fails from {shown} (target ≤ {statements.number(target):g})"
 
 
-def statements_md(claims: list[dict], claims_path: Path, command: str) -> str:
+def statements_md(claims: list[dict], claims_path: Path, command: str, scale: str = "quick") -> str:
     families = {e.name: e.family for e in catalog.entries().values()}
     records = statements.evaluate(claims, statements.registry())
-    lines = _header("Statements of the three papers", claims_path, command)
+    title = "Statements of the three papers" + (f", at {scale} scale" if scale != "quick" else "")
+    lines = _header(title, claims_path, command)
     lines += [f"**{statements.headline(records)}.**", "", statements.RULE, ""]
     for family in FAMILIES:
         mine = [r for r in records if r["statement"].family == family]
@@ -155,9 +159,10 @@ def figures_md(claims: list[dict]) -> str:
     return "\n".join([*lines, "", END])
 
 
-def readme(text: str, claims: list[dict], performance: str = "") -> str:
-    """`text` (the README) with its figures table and headline rewritten from `claims`, and the paper
-    set's cost from `performance` (docs/performance.md, `mfx calibrate --performance`) where it has one."""
+def readme(text: str, claims: list[dict], performance: str = "", paper: list[dict] | None = None) -> str:
+    """`text` (the README) with its figures table and headline rewritten from `claims`, its paper-scale
+    headline from `paper` (the paper run's claims) where given, and the paper set's cost from
+    `performance` (docs/performance.md, `mfx calibrate --performance`) where it has one."""
     if BEGIN not in text or END not in text:
         raise ValueError(f"README.md has no block between {BEGIN!r} and {END!r}")
     head, rest = text.split(BEGIN, 1)
@@ -165,11 +170,15 @@ def readme(text: str, claims: list[dict], performance: str = "") -> str:
     text = head + figures_md(claims) + tail
     records = statements.evaluate(claims, statements.registry())
     text = HEADLINE.sub(f"**{statements.headline(records)}**", text, count=1)
+    if paper is not None:
+        line = statements.headline(statements.evaluate(paper, statements.registry()))
+        text = PAPER_HEADLINE.sub(f"**at paper scale: {line}**", text, count=1)
     cost = paper_cost(performance)
     return COST.sub(f"**{cost}**", text, count=1) if cost else text
 
 
 HEADLINE = re.compile(r"\*\*\d+ of \d+ statements reproduced[^*]*\*\*")
+PAPER_HEADLINE = re.compile(r"\*\*at paper scale: \d+ of \d+ statements reproduced[^*]*\*\*")
 COST = re.compile(r"\*\*the paper set: [^*]*\*\*")
 # the total line of a scale's table in docs/performance.md (mfx.commands.timing_record)
 TOTAL = re.compile(r"\| \*\*all\*\* \| (\d+) \| \*\*([\d.]+) min\*\* \| \| \*\*([\d.]+) min\*\* \|")
@@ -209,11 +218,16 @@ def metrics_md(command: str) -> str:
     return "\n".join(lines)
 
 
-def render(claims_path: Path, command: str) -> dict[str, str]:
-    """{file name: text} of the generated docs, from the registries and the claims at `claims_path`."""
+def render(claims_path: Path, command: str, paper_path: Path | None = None) -> dict[str, str]:
+    """{file name: text} of the generated docs, from the registries and the claims at `claims_path`
+    (quick) and, where given, `paper_path` (paper: statements-paper.md)."""
     claims = read_claims(claims_path)
-    return {
+    texts = {
         "statements.md": statements_md(claims, claims_path, command) + "\n",
         "claims.md": claims_md(claims, claims_path, command) + "\n",
         "metrics.md": metrics_md(command) + "\n",
     }
+    if paper_path is not None:
+        paper = read_claims(paper_path)
+        texts["statements-paper.md"] = statements_md(paper, paper_path, command, "paper") + "\n"
+    return texts

@@ -11,20 +11,26 @@ from mfx import cli, docs, statements
 ROOT = Path(__file__).parents[1]
 DOCS = ROOT / "docs"
 CLAIMS = DOCS / "claims-quick.csv"
+PAPER = (
+    DOCS / "claims-paper.csv"
+)  # the paper run's claims (statements-paper.md, the README's second headline)
 
 
 def test_statements_and_claims_docs_are_what_mfx_docs_writes_from_the_code_and_the_kept_claims(tmp_path):
     """Regenerated from docs/claims-quick.csv and today's registries, both files equal the committed
     ones: a statement, part or quote changed in the code without `mfx docs` fails here."""
-    fresh = docs.render(CLAIMS, "mfx docs --claims docs/claims-quick.csv")
+    command = "mfx docs --claims docs/claims-quick.csv --paper-claims docs/claims-paper.csv"
+    fresh = docs.render(CLAIMS, command, PAPER)
+    assert "statements-paper.md" in fresh
     for name, text in fresh.items():
         assert (DOCS / name).read_text(encoding="utf-8") == text, f"docs/{name} is stale: run `mfx docs`"
 
 
 def test_the_kept_claims_name_only_registered_statement_parts_and_every_paper_claim_names_one():
-    claims = docs.read_claims(CLAIMS)
-    assert statements.unknown_ids(claims, statements.registry()) == []
-    assert [c["claim"] for c in claims if c["kind"] == "paper" and not c.get("statement_id")] == []
+    for path in (CLAIMS, PAPER):
+        claims = docs.read_claims(path)
+        assert statements.unknown_ids(claims, statements.registry()) == []
+        assert [c["claim"] for c in claims if c["kind"] == "paper" and not c.get("statement_id")] == []
 
 
 def test_every_generated_doc_says_it_is_generated_and_by_which_command():
@@ -36,10 +42,15 @@ def test_every_generated_doc_says_it_is_generated_and_by_which_command():
 def test_the_readme_headline_and_figure_table_are_what_mfx_docs_writes_from_the_kept_claims():
     claims = docs.read_claims(CLAIMS)
     records = statements.evaluate(claims, statements.registry())
+    paper = docs.read_claims(PAPER)
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     assert f"**{statements.headline(records)}**" in text
+    paper_line = statements.headline(statements.evaluate(paper, statements.registry()))
+    assert f"**at paper scale: {paper_line}**" in text
     performance = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
-    assert docs.readme(text, claims, performance) == text, "README.md's figure table is stale: run `mfx docs`"
+    assert docs.readme(text, claims, performance, paper) == text, (
+        "README.md's tables are stale: run `mfx docs`"
+    )
 
 
 def test_the_readme_gives_the_paper_sets_cost_from_its_timing_record():
@@ -86,4 +97,32 @@ def test_mfx_docs_keeps_the_claims_it_was_given_and_writes_both_docs_from_them(t
     text = (out / "statements.md").read_text()
     assert f"### `{first.id}`" in text and "slope \\| of the error — -0.49 ± 0.02" in text
     assert "η × (1 + s): fails from 0.1 (target ≤ 0.25)" in (out / "claims.md").read_text()
+    assert not (out / "statements-paper.md").exists()  # no paper claims given or kept: no paper doc
+    paper = tmp_path / "paper.csv"
+    _claims_csv(paper, [{**row, "verdict": "fail", "detects_target": "0.1"}])
+    readme = tmp_path / "README.md"
+    readme.write_text(
+        "<!-- figures: written by `mfx docs` -->\n<!-- end of figures -->\n**at paper scale: 9 of 9 statements reproduced, 0 in part, 0 not tested**\n"
+    )
+    assert (
+        cli.main(
+            [
+                "docs",
+                "--claims",
+                str(source),
+                "--paper-claims",
+                str(paper),
+                "--out",
+                str(out),
+                "--readme",
+                str(readme),
+            ]
+        )
+        == 0
+    )
+    assert (out / "claims-paper.csv").read_bytes() == paper.read_bytes()
+    assert "at paper scale" in (out / "statements-paper.md").read_text()
+    assert "**at paper scale: 0 of " in readme.read_text() and "1 not reproduced" in readme.read_text()
+    assert cli.main(["docs", "--claims", str(source), "--out", str(out), "--readme", str(readme)]) == 0
+    assert (out / "statements-paper.md").exists()  # the kept paper claims are rendered again
     assert cli.main(["docs", "--claims", str(tmp_path / "none.csv"), "--out", str(out), "--readme", "x"]) == 2
