@@ -77,8 +77,11 @@ RANGES: dict[str, dict] = {
         "statement": "bocchi.closest_solution",
         "mistake": "the reference solution moved along the manifold by a relative distance s "
         "(‖ref − s·polar(ρ0)‖_F/(s√p*) = s: another solution than the closest)",
-        # power entry quad_implicit_bias_reference: 0.2 inconclusive (0.024 ± 0.007), 0.25 fails (0.044)
-        "detects": {"quick": 0.25},
+        # power entry quad_implicit_bias_reference: 0.2 inconclusive (0.024 ± 0.007), 0.25 fails (0.044); paper
+        # (seed 0, sizes 0.05, 0.1, 0.2): 0.1 reads 0.006–0.014 (u 0.002–0.004; one inconclusive), 0.2 fails at
+        # every (p, p*) (0.033–0.051). The statistic grows as d², so a 0.02 bound resolves d ≈ 0.15–0.2; a bound
+        # at 3u ≈ 0.01 would reach ≈ 0.1 at paper but is not set after seeing these rows (no fresh audit yet)
+        "detects": {"quick": 0.25, "paper": 0.2},
     },
     "ib_xcheck_tol": {
         "value": {"quick": 0.15, "paper": 0.10},
