@@ -425,8 +425,9 @@ def _phase_exponents(ax_exp, summary):
         "local_update": "local update",
         "movement": "feature movement",
         "diversity": "diversity",
+        "local_share": "local update / movement ($\\gamma^*$)",
     }
-    for (metric, label), color in zip(labels.items(), ("C3", "C2", "C0", "C4")):
+    for (metric, label), color in zip(labels.items(), ("C3", "C2", "C0", "C4", "C1")):
         ax_exp.errorbar(
             g, summary[metric], yerr=summary[f"{metric}_se"], fmt="*-", color=color, lw=0.8, label=label
         )
@@ -434,5 +435,5 @@ def _phase_exponents(ax_exp, summary):
     ax_exp.axhline(0, color="k", lw=0.5)
     ax_exp.axvline(0.5, color="k", ls=":", lw=1.0, label="paper: $\\gamma^* = 1/2$")
     ax_exp.set_xlabel("$\\gamma$")
-    ax_exp.set_ylabel("exponent in $D$ (largest stable rate)")
+    ax_exp.set_ylabel("exponent in $D$ at the edge")
     plotting.legend_below(ax_exp, ncol=2)

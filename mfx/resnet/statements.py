@@ -139,7 +139,8 @@ STATEMENTS: list[Statement] = [
         place=PLACE_B,
         parts={
             "critical": "the local-update exponent in D crosses 0 at the critical scale: γ* = ½ for the "
-            "residual scale D^γ/(LM).  γ* = ½ holds under mfx's normalisation of v (std √D, so the "
+            "residual scale D^γ/(LM) (read on each run's local update over its own feature movement, whose "
+            "exponent is ≈ 0 at every γ: the ratio drops the draws' scatter of the stability edge).  γ* = ½ holds under mfx's normalisation of v (std √D, so the "
             "multiplier is α = D^(γ−½)); the summary does not give the normalisation of v",
             "lazy": "above the critical scale the local updates are suppressed (negative exponent in D)",
             "sub": "below it the feature diversity collapses (negative exponent in D)",

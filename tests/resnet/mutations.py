@@ -220,7 +220,7 @@ POWER = {
         "resnet_width",
         "the mean-field rate η·L·M·D off by M^s (an exponent slip in M; s an exponent shift)",
         lambda mp, s: rate_exponent_slip(mp, "M", s),
-        (0.02, 0.05, 0.1, 0.2),
+        (0.01, 0.02, 0.05, 0.1, 0.2),
     ),
     "resnet_limit_rate_M": Entry(
         "resnet_limit",

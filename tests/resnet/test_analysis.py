@@ -139,13 +139,13 @@ def test_experiments_and_analysis_import_without_matplotlib():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-def _phase_table(update_exponent):
+def _phase_table(update_exponent, movement_exponent=lambda g: 0.0):
     """resnet_phase rows whose metrics follow exact powers of D: local update D^(update_exponent(γ)),
-    largest stable rate D^(1 − 2γ), movement D^0, diversity D^min(0, γ − 1/2)."""
+    largest stable rate D^(1 − 2γ), movement D^(movement_exponent(γ)), diversity D^min(0, γ − 1/2)."""
     laws = {
         "local_update": update_exponent,
         "lr_max": lambda g: 1 - 2 * g,
-        "movement": lambda g: 0.0,
+        "movement": movement_exponent,
         "diversity": lambda g: min(0.0, g - 0.5),
     }
     parts = [
@@ -173,6 +173,12 @@ def test_phase_summary_and_critical_gamma_read_the_exponents_in_D():
     assert analysis.phase_gamma_star(table) == pytest.approx(0.5)
     # a crossing outside the grid is extrapolated from the nearest end, not lost
     assert analysis.phase_gamma_star(_phase_table(lambda g: 1.5 - g)) == pytest.approx(1.5)
+    # γ* reads the local update over the same run's movement: a common factor D^0.2 of both cancels
+    shifted = _phase_table(lambda g: 0.7 - g, movement_exponent=lambda g: 0.2)
+    assert analysis.phase_gamma_star(shifted) == pytest.approx(0.5)
+    assert analysis.phase_summary(shifted)["local_share"].tolist() == pytest.approx(
+        [0.5, 0.25, 0, -0.25, -0.5]
+    )
 
 
 def test_loss_drop_is_the_median_ratio_of_last_to_first_step():

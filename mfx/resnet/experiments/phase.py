@@ -13,6 +13,7 @@ Every run of that search is a row (metric `stable`, column `rate`): unstable run
 `rate_fraction` × the largest stable rate the per-rep metrics are:
     lr_max        the largest stable normalised rate η_max
     local_update  median over (l, j, n) of |<u_K − u_0, h_{l-1}>/D|: each unit's own feature update
+                  (γ* is read on its ratio to the same run's movement: analysis.phase_values)
     movement      per-coordinate RMS over (n, coordinate) of h_L(K) − h_L(0): the feature movement
     diversity     ‖Π V_0‖/‖Π V_K‖, Π the projection on the d_out leading right singular directions of
                   V_K − V_0 (stacked over layers and units): the share of the trained down-projections,
@@ -160,8 +161,9 @@ SOURCE = (
 
 def claims_phase(table):
     """The three regimes at the largest stable rate, from the exponents in D per gamma
-    (`analysis.phase_summary`): the local-update exponent crosses 0 at gamma* = 1/2, where the
-    movement does not vanish (MLU only on the critical line); it is negative above (lazy); the
+    (`analysis.phase_summary`): the local-update exponent, read over each rep's own feature movement
+    (`analysis.phase_values`), crosses 0 at gamma* = 1/2, where the movement does not vanish (MLU only
+    on the critical line); it is negative above (lazy); the
     diversity exponent is negative below (σ_v = 0-like).  Uncertainties are seed-bootstrap SDs."""
     scale = _scale(table)
     summary = analysis.phase_summary(table)
@@ -199,7 +201,8 @@ def claims_phase(table):
     return [
         Claim.within(
             "resnet_phase",
-            "critical γ*: the local-update exponent in D at the largest stable rate crosses 0",
+            "critical γ*: the exponent in D of the local update (over the feature movement) at the largest "
+            "stable rate crosses 0",
             star,
             ranges.value("phase_gamma_star"),
             ranges.tol("phase_gamma_star", scale),
