@@ -26,7 +26,8 @@ COLUMNS = {
     "sigma_z": "scale σ_z of the tilts z ~ N(0, σ_z² I) of the closed-form Gram",
     "block": "NTK block (full, V, Q, K, QK) or Gram of the clouds (gram_constants, gram_affine)",
     "pool": "bootstrap resample of the reference's pool (E1's spread of the depth and width exponents over pools)",
-    "draw": "independent draw of a discrete family, or of transformer_adjoint's problem (curves, clouds, targets)",
+    "draw": "independent draw of a discrete family, of the clouds of the closed-form NTK comparison, or of "
+    "transformer_adjoint's problem (curves, clouds, targets)",
     "kind": "what the family should give: positive (independent modulo affine), negative (a control), "
     "or its own name (gauss, iid: the finite-n cases)",
 }
@@ -84,6 +85,9 @@ METRICS = {
         "merge_lam_min": "λ_min of the closed-form Gram (N = 2) as the members' spacing shrinks",
         "ntk_ratio": "λ_min/λ_max of an empirical NTK block at initialisation",
         "ntk_lam_min": "λ_min of that empirical NTK block",
+        "cf_err2": "‖K_net − K_cf‖²_F: the network's NTK block (L = 1) minus the kernel of the closed-form Λ_μ, one seed",
+        "cf_norm2": "‖K_cf‖²_F: the squared norm of the closed-form Λ_μ's kernel block, one seed",
+        "cf_mc2": "the Monte Carlo error expected of n tokens: ‖K_a − K_b‖²_F/4 over random halves a, b of the clouds",
         "block_ratio": "λ_min/λ_max of a block (or Gram) of the block table (at L = 1 and L = block_L)",
         "disc_ratio": "λ_min/λ_max of the Gram of one discrete-family draw",
         "disc_lam_min": "λ_min of that Gram",
@@ -98,7 +102,7 @@ METRICS = {
         "the RMS displacement |ŷ_RK4 − q0|",
         "wp_lip": "stability ratio: max over directions of RMS_i |ŷ(X + δξ) − ŷ(X)| / δ (W2(μ_i, μ'_i) ≤ δ)",
         "gf_err": "RMS over inputs of |ŷ_GD(T) − ŷ_flow(T)| (GD at η vs the flow by RK4 in t) over the distance travelled",
-        "gf_pair": "RMS over inputs of the difference of two samplings' trained changes ŷ(T) − ŷ(0), over the RMS change",
+        "gf_pair": "RMS over inputs of the difference of two samplings' trained changes ŷ(T) − ŷ(0), over the RMS change at the largest H",
         "gf_loss_drop": "R(T)/R(0) of the worse run of a pair of the two-samplings series",
     },
 }

@@ -40,6 +40,12 @@ tokens move before later layers attend, and these statements hold at first order
 Closed-form Gram (the paper's condition, population level, §3.4): F[m, i] = Λ_{μ_i}(z_m) at z_m ~ ν;
 regress every column on the affine functions [1, z], keep the residual R [M, N]; G = RᵀR / M.  λ_min(G)
 = 0 iff some Σ c_i Λ_i is affine on the support of ν, i.e. the NTK injectivity condition fails.
+
+The closed-form Λ_μ against the network (issue 39 §4): the Gram's positivity holds for almost any smooth
+Λ, so a wrong formula (a missing term, a wrong parameter) would pass it.  `head_blocks(..., lam=Λ_μ)` builds
+the one-layer NTK from the closed forms' own ∇Λ_μ and ∇²Λ_μ (autograd); the network's NTK on n tokens
+drawn from μ (`ntk_blocks`, its Jacobian) tends to it at the Monte Carlo rate n^(−1/2) only if Λ_μ is the
+log-MGF of the law the clouds are drawn from.
 """
 
 from __future__ import annotations
@@ -136,27 +142,61 @@ def sample_z(
     return z
 
 
-def head_kernels(Q, K, V, X, q0, *, beta: float = 1.0) -> torch.Tensor:
-    """k_θ [M, N·d, N·d]: the tangent kernel of one head θ = (Q, K, V) [M, d, d] at the unmoved inputs
-    X [N, n, d], in closed form (module docstring, H = 1):
+def tilted_moments(X: torch.Tensor, z: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """∇Λ_i(z), ∇²Λ_i(z) of the clouds X [N, n, d]' own log-sum-exp at the tilts z [M, d]: their tilted
+    means [M, N, d] and covariances [M, N, d, d] (what the network's attention computes)."""
+    N, n, d = X.shape
+    w = torch.softmax(torch.einsum("ma,ija->mij", z, X), dim=-1)  # tilted weights [M, N, n]
+    # first and second moments in one contraction over the tokens (a three-operand einsum is ~10× slower)
+    m = torch.einsum(
+        "mij,ijc->mic", w, torch.cat([X, (X[..., :, None] * X[..., None, :]).reshape(N, n, d * d)], -1)
+    )
+    mean = m[..., :d]
+    return mean, m[..., d:].reshape(*mean.shape, d) - mean[..., :, None] * mean[..., None, :]
+
+
+def population_moments(lam, z: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """∇Λ_μ(z), ∇²Λ_μ(z) of the members' closed-form population log-MGFs `lam` (`families.Clouds.lam`) at
+    the tilts z [M, d], by autograd of the formulas: [M, N, d] and [M, N, d, d] — the n → ∞ limit of
+    `tilted_moments` when each formula is the Λ of the law its cloud is drawn from."""
+    means, covs = [], []
+    for f in lam:
+        x = z.detach().clone().requires_grad_(True)
+        (g,) = torch.autograd.grad(f(x).sum(), x, create_graph=True)
+        rows = [torch.autograd.grad(g[:, a].sum(), x, retain_graph=True)[0] for a in range(z.shape[1])]
+        means.append(g.detach())
+        covs.append(torch.stack(rows, dim=1))
+    return torch.stack(means, dim=1), torch.stack(covs, dim=1)
+
+
+def head_blocks(Q, K, V, X, q0, *, beta: float = 1.0, lam=None) -> dict[str, torch.Tensor]:
+    """{"V", "QK"}: [M, N·d, N·d] the tangent kernel of one head θ = (Q, K, V) [M, d, d] at the unmoved
+    inputs X [N, n, d], in closed form (module docstring, H = 1):
 
         k_θ[(i,a),(j,b)] = δ_ab ⟨∇Λ_i(z), ∇Λ_j(z)⟩ + (V ∇²Λ_i(z) G ∇²Λ_j(z) Vᵀ)_ab,   z = β KᵀQ q0,
 
-    with ∇Λ_i, ∇²Λ_i the tilted mean and covariance of cloud i and G = β²(|Q q0|² I + |q0|² KᵀK).  The
-    kernel of a one-layer network of H heads is their mean (no token moves before the query reads them).
-    """
-    N, _n, d = X.shape
+    with ∇Λ_i, ∇²Λ_i the tilted mean and covariance of cloud i and G = β²(|Q q0|² I + |q0|² KᵀK): the V
+    block is the first term, the QK block the second.  The kernel of a one-layer network of H heads is
+    their mean (no token moves before the query reads them).  With `lam` (the members' closed-form
+    Λ_μ) the moments are the population ones (`population_moments`) and X is not read: the kernel of
+    the clouds' laws, n → ∞."""
+    d = Q.shape[-1]
     Qq = Q @ q0  # [M, d]
     z = beta * torch.einsum("mka,mk->ma", K, Qq)
-    w = torch.softmax(torch.einsum("ma,ija->mij", z, X), dim=-1)  # tilted weights [M, N, n]
-    mean = torch.einsum("mij,ija->mia", w, X)
-    cov = torch.einsum("mij,ija,ijb->miab", w, X, X) - mean[..., :, None] * mean[..., None, :]
-    eye = torch.eye(d, dtype=X.dtype, device=X.device)
+    mean, cov = tilted_moments(X, z) if lam is None else population_moments(lam, z)
+    M, N = mean.shape[:2]
+    eye = torch.eye(d, dtype=z.dtype, device=z.device)
     kv = torch.einsum("mia,mja->mij", mean, mean)[:, :, None, :, None] * eye[:, None, :]  # [M, N, d, N, d]
     G = beta**2 * ((Qq**2).sum(-1)[:, None, None] * eye + (q0 @ q0) * K.transpose(-1, -2) @ K)
     B = V[:, None] @ cov  # V ∇²Λ_i [M, N, d, d]
     kqk = torch.einsum("miac,mcd,mjbd->miajb", B, G, B)
-    return (kv + kqk).reshape(-1, N * d, N * d)
+    return {"V": kv.reshape(M, N * d, N * d), "QK": kqk.reshape(M, N * d, N * d)}
+
+
+def head_kernels(Q, K, V, X, q0, *, beta: float = 1.0) -> torch.Tensor:
+    """k_θ [M, N·d, N·d]: the full tangent kernel of single heads, V + QK blocks of `head_blocks`."""
+    b = head_blocks(Q, K, V, X, q0, beta=beta)
+    return b["V"] + b["QK"]
 
 
 def limit_kernel(

@@ -129,7 +129,8 @@ STATEMENTS: list[Statement] = [
         place=f"{_SUMMARY} §'Hauptbeiträge: NTK-Injektivitätsbedingungen'",
         parts={
             "closed_form": "cubes, Laplace laws and 2-GMMs of different parameters have Λ_i independent "
-            "modulo affine functions (closed-form Gram positive)",
+            "modulo affine functions (closed-form Gram positive), with closed forms that are the laws' own: the "
+            "network's NTK on clouds drawn from cube and 2-GMM members is the kernel of their closed-form Λ_μ",
             "discrete": "N i.i.d. samples of an absolutely continuous law give independent Λ_i (every draw)",
         },
         untestable="the distinguishability condition itself (not given in the summary)",

@@ -348,7 +348,7 @@ POWER = {
         "transformer_adjoint",
         "GD learning rate η·L·H^(1−s) (the head factor partly forgotten): each H's flow H^s too slow",
         lambda mp, s: learning_rate_H_power(mp, s),
-        (0.25, 0.5, 1.0),
+        (0.05, 0.1, 0.25, 0.5, 1.0),
         ("model.draws=1", "model.seeds=2", "grids.quick.rs=[1,4]"),
     ),
     "transformer_global_min_lr_H": Entry(
@@ -370,7 +370,7 @@ POWER = {
         "transformer_ntk",
         "the 2-GMM separation p written as p^(1−s) in its Λ (s = 1: dropped); dist gmm2",
         lambda mp, s: gmm_separation_shrunk(mp, s),
-        (0.25, 0.5, 0.9, 0.99),
+        (0.02, 0.05, 0.1, 0.25, 0.5, 0.9, 0.99),
         ("model.dist=gmm2",),
     ),
 }

@@ -12,11 +12,13 @@ from __future__ import annotations
 import pytest
 
 from mfx import experiment as registry
+from mfx.transformer.ranges import RANGES
 
 from .mutations import (
     POWER,
     adjoint_interaction_scaled,
     adjoint_without_interaction,
+    gmm_separation_shrunk,
     gmm_without_separation,
     head_mean_twice,
     heads_shared_across_layers,
@@ -24,6 +26,7 @@ from .mutations import (
     kernel_scaled,
     kernel_without_LH,
     learning_rate_eta_power,
+    learning_rate_H_power,
     modulo_constants,
     no_training,
     one_stream_per_member,
@@ -213,6 +216,16 @@ def test_ntk_positive_closed_form_fails_without_the_gmm_separation(run_experimen
     _all_fail("transformer_ntk", table, "closed-form Gram modulo affine", "λ_min decreases monotonically")
 
 
+def test_ntk_closed_form_against_the_network_fails_with_the_gmm_separation_shrunk(
+    run_experiment, monkeypatch
+):
+    """The registered mistake of the closed-form Λ against the network's NTK at its measured quick size
+    (mfx/transformer/ranges.py ntk_cf_network)."""
+    gmm_separation_shrunk(monkeypatch, RANGES["ntk_cf_network"]["detects"]["quick"])
+    table = run_experiment("transformer_ntk", "scale=quick", "model.dist=gmm2")
+    _all_fail("transformer_ntk", table, "the network's own NTK (L = 1, its Jacobian)")
+
+
 def test_ntk_negative_closed_form_fails_modulo_constants(run_experiment, monkeypatch):
     modulo_constants(monkeypatch)
     table = run_experiment("transformer_ntk", "scale=quick", "model.dist=duplicates,translates,same_cov")
@@ -340,3 +353,11 @@ def test_gradient_flow_step_claim_fails_with_a_step_dependent_rate(run_experimen
     learning_rate_eta_power(monkeypatch, 0.05)
     table = run_experiment("transformer_adjoint", *FAST)
     _all_fail("transformer_adjoint", table, "gradient flow well posed")
+
+
+def test_sampling_claim_fails_with_an_H_dependent_flow_speed(run_experiment, monkeypatch):
+    """GD learning rate η·L·H^(1−a) at the measured quick size (mfx/transformer/ranges.py gf_sampling_exponent):
+    each H's change, and with it the samplings' difference on the common scale, shrinks by H^(−a)."""
+    learning_rate_H_power(monkeypatch, RANGES["gf_sampling_exponent"]["detects"]["quick"])
+    table = run_experiment("transformer_adjoint", *FAST)
+    _all_fail("transformer_adjoint", table, "two independent samplings")

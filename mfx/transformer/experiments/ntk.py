@@ -8,6 +8,14 @@ translates are an exact null of K_QK at L = 1 (not of K_V), and with enough toke
 cheap at L = 1 where only the query attends) the positive families separate from the finite-n
 artefact of two i.i.d. samples of one law, whose λ_min falls with n.
 
+Closed form against the network (issue 39 §4): the positivity of the closed-form Gram holds for almost any
+smooth Λ, so a wrong formula would pass it.  For the cube and 2-GMM members at L = 1 the network's own NTK
+blocks (V, QK) are compared with the kernel of the same heads built from the closed-form Λ_μ
+(`_closed_form_vs_network`): their difference, over the Monte Carlo error that n tokens leave, reads ≈ 1
+when the formulas are the laws' and grows as bias/(MC error) when a term or parameter is wrong.  Near-degenerate
+members: as two members merge, λ_min of their Gram falls as spacing² (the derived rate, fitted at the smallest
+spacings).
+
 Block table (issue 24 §1): at L = 1 and block_n tokens, λ_min/λ_max of the V, Q, K, QK and full NTK
 blocks of every distribution and control (N = block_Ns members) beside the Grams of the clouds' own
 log-sum-exp functions modulo constants and modulo affine functions; the claims read, case by case,
@@ -195,10 +203,81 @@ def run(cfg: DictConfig) -> list[dict]:
                     coords = dict(base, N=m.N_ntk, n=n, L=L, H=m.H, seed=s, block=b)
                     rows.append(dict(coords, metric="ntk_ratio", value=sp["ratio"][s]))
                     rows.append(dict(coords, metric="ntk_lam_min", value=sp["lam_min"][s]))
+            if L == 1 and dist in SEPARATING and m.readout == "query":
+                coords = dict(base, N=m.N_ntk, n=n, L=L, H=m.H)
+                rows += _closed_form_vs_network(
+                    cfg, rt, coords, blocks, (Q, K, V), c, q0.to(rt.device), params, shift
+                )
     rows += _blocks(cfg, rt, base, z_std)
     if dist == "discrete":
         rows += _discrete(cfg, rt, base, z_std)
     return _as_floats(rows)
+
+
+def _closed_form_vs_network(cfg, rt, coords: dict, blocks: dict, heads, c, q0, params, shift) -> list[dict]:
+    """The network's own V and QK blocks at L = 1 against the kernel of the same heads built from the members'
+    closed-form Λ_μ (`ntk.head_blocks(lam=...)`, issue 39 §4), per seed: ‖K_net − K_cf‖²_F (`cf_err2`) and
+    ‖K_cf‖²_F (`cf_norm2`); at the largest n also the Monte Carlo error expected of n tokens (`cf_mc2`):
+    ‖K_a − K_b‖²_F / 4 of the kernels of two random halves of the cloud, averaged over cf_splits halvings — at
+    leading order in n^(−1/2), E‖K_n − K_∞‖² = E‖K_a − K_b‖²/4 (the halves' errors e_a, e_b are independent
+    and K_n − K_∞ ≈ (e_a + e_b)/2), so the ratio of the two reads ≈ 1 when Λ_μ is the law's.
+
+    K_net of draw 0 is the network's Jacobian NTK (`blocks`); at the largest n, cf_draws − 1 further clouds
+    (fresh streams) make the ratio's noise smaller, their K_net the one-layer NTK's closed form in the clouds'
+    own tilted moments (`ntk.head_blocks`, equal to the Jacobian's to 1e-12: tests/transformer/test_ntk.py),
+    at a fifth of the Jacobian's cost."""
+    m = cfg.model
+    n, last = coords["n"], coords["n"] == max(m.ns)
+    S, H, d = heads[0].shape[0], heads[0].shape[2], heads[0].shape[-1]
+    heads = [p[:, 0].reshape(S * H, d, d) for p in heads]  # the one layer's heads, seed-major
+
+    def kernel(X=None, lam=None):
+        b = ntk.head_blocks(*heads, X, q0, beta=m.beta, lam=lam)
+        return {k: v.reshape(S, H, *v.shape[1:]).mean(1) for k, v in b.items()}
+
+    cf = kernel(lam=c.lam)
+    rows = []
+    for draw in range(m.cf_draws if last else 1):
+        if draw:
+            gen = runtime.generator(cfg.seed, "transformer", "ntk", n, "cf", draw)
+            kw = {"base": m.base, "shift": shift, "gmm_sigma": m.gmm_sigma, "dtype": rt.dtype}
+            X = families.clouds(coords["dist"], params, n, d, gen, **kw).X.to(rt.device)
+            blocks = kernel(X)
+        else:
+            X = c.X.to(rt.device)
+        mc2 = {k: torch.zeros(S, dtype=rt.dtype, device=rt.device) for k in cf}
+        gen = runtime.generator(cfg.seed, "transformer", "cf-splits", n, draw)
+        for _ in range(m.cf_splits if last else 0):
+            a, b = (kernel(X[:, h.to(rt.device)]) for h in torch.randperm(n, generator=gen).chunk(2))
+            mc2 = {k: mc2[k] + ((a[k] - b[k]) ** 2).sum((-1, -2)) / (4 * m.cf_splits) for k in cf}
+        for k in cf:
+            values = {
+                "cf_err2": ((blocks[k] - cf[k]) ** 2).sum((-1, -2)),
+                "cf_norm2": (cf[k] ** 2).sum((-1, -2)),
+            }
+            values |= {"cf_mc2": mc2[k]} if last else {}
+            for metric, v in values.items():
+                rows += [
+                    dict(coords, draw=draw, seed=s, block=k, metric=metric, value=v[s]) for s in range(S)
+                ]
+    return rows
+
+
+def closed_form_agreement(table: pd.DataFrame) -> tuple[float, pd.DataFrame]:
+    """(max over families, d and blocks of r, the table of r and the relative difference by (dist, d, block,
+    n)) where r = (Σ ‖K_net − K_cf‖² / Σ Monte Carlo expectation)^(1/2), sums over seeds and cloud draws, at
+    the largest n: ≈ 1 when the closed form is the clouds' law, growing as bias/(MC error) when it is not;
+    NaN when absent."""
+    t = table[table["metric"].isin(("cf_err2", "cf_mc2", "cf_norm2"))]
+    if t.empty:
+        return float("nan"), pd.DataFrame()
+    sums = t.pivot_table(index=["dist", "d", "block", "n"], columns="metric", values="value", aggfunc="sum")
+    # r at the largest n (the only one with cf_mc2); rel, the relative difference, at every n
+    out = pd.DataFrame(
+        {"r": np.sqrt(sums["cf_err2"] / sums["cf_mc2"]), "rel": np.sqrt(sums["cf_err2"] / sums["cf_norm2"])}
+    )
+    n_max = out.index.get_level_values("n").max()
+    return float(out.xs(n_max, level="n")["r"].max()), out
 
 
 def _empirical_lse(X: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
@@ -288,6 +367,8 @@ def validate(cfg: DictConfig) -> None:
         "cf_atoms",
         "merge_points",
         "N_ntk",
+        "cf_splits",
+        "cf_draws",
         "block_n",
         "block_L",
         "block_n_deep",
@@ -340,12 +421,15 @@ def validate(cfg: DictConfig) -> None:
 def memory(cfg: DictConfig) -> float:
     """Peak bytes of one job: the empirical NTK's vectorised Jacobian (N·d outputs at once) over the
     attention weights of its largest network ([N, H·n, n] per updated layer; the query's [N, H, n] at
-    L = 1), ~4 tensors each, and the closed-form Grams' [M_z, N] values, in float64."""
+    L = 1), ~4 tensors each, the closed-form comparison's tilted weights [seeds·H, N, n] and the
+    closed-form Grams' [M_z, N] values, in float64."""
     m = cfg.model
     N, d = m.N_ntk, m.d
     nets = [(L, n) for L in m.ntk_L for n in (m.ns if L == 1 else m.ns[:1])]
     attention = max(N * m.H * n * (n if L > 1 else 1) * L for L, n in nets)
-    return 8.0 * (4 * (1 + N * d) * attention + 4 * m.M_z * max(m.Ns))
+    # the closed-form comparison's tilted weights of every seed's heads at once (logits, softmax, product)
+    tilts = m.seeds * m.H * N * max(m.ns) if 1 in m.ntk_L else 0
+    return 8.0 * (4 * (1 + N * d) * attention + 3 * tilts + 4 * m.M_z * max(m.Ns))
 
 
 def _boot(table: pd.DataFrame, statistic) -> float:
@@ -492,6 +576,7 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             "as n → ∞, two i.i.d. samples of one law converge to it); margin in mfx/transformer/ranges.py",
         )
     )
+    out.append(_closed_form_claim(t, seeds, scale))
     curves = merge_curves(t)
     mono = [bool(np.all(np.diff(lam) < 0)) for _, lam in curves.values()]
     drop = [lam[-1] / lam[0] for _, lam in curves.values()]
@@ -511,6 +596,33 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             statement_id="barboni.families/closed_form",
             source="derivation: Λ_μ(p) is smooth in the member parameter p, so the Gram of members p, p + δ "
             "is δ²·(∂_p Λ mod affine)² + O(δ³) and λ_min falls with δ (mfx/transformer/ranges.py)",
+        )
+    )
+    rate = RANGES["ntk_merge_rate"]
+    local = {
+        k: fit.power_law(sp[sp <= rate["spacing_max"]], lam[sp <= rate["spacing_max"]])
+        for k, (sp, lam) in curves.items()
+    }
+    worst = max(local, key=lambda k: abs(local[k]["slope"] - rate["value"][0]), default=None)
+    out.append(
+        Claim.within(
+            E,
+            f"near-degenerate members: λ_min ∝ spacing² as two members merge (log-log slope over spacings ≤ "
+            f"{rate['spacing_max']:g}, the curve farthest from 2)",
+            local[worst]["slope"] if worst else float("nan"),
+            *rate["value"],
+            detail=", ".join(
+                f"{k[0]} d={k[1]} {f['slope']:.3f} ± {f.se['slope']:.1g}" for k, f in local.items()
+            ),
+            u=local[worst].se["slope"] if worst else float("nan"),
+            how="fit SE",
+            points=min((f.n for f in local.values()), default=0),
+            seeds=1,
+            min_points=3,
+            kind="derived",
+            statement_id="barboni.families/closed_form",
+            source="derivation: mfx/transformer/ranges.py ntk_merge_rate (the Gram of members p, p + δ is "
+            "δ²·‖∂_p Λ mod affine‖² + O(δ³))",
         )
     )
     out.append(
@@ -534,6 +646,40 @@ def claims(table: pd.DataFrame) -> list[Claim]:
     )
     out += _block_claims(t, seeds, scale) + _discrete_claims(t)
     return out
+
+
+def _closed_form_claim(t: pd.DataFrame, seeds: int, scale: str) -> Claim:
+    """The closed-form Λ_μ against the network's own NTK (issue 39 §4; `_closed_form_vs_network`)."""
+    r, by = closed_form_agreement(t)
+    detail = "no rows (needs model.dist in " + ", ".join(SEPARATING) + ")"
+    if len(by):
+        n_max = by.index.get_level_values("n").max()
+        top = by.xs(n_max, level="n")
+        detail = (
+            f"n = {int(n_max)}, H = {int(t['H'].dropna().iloc[0])} heads × {seeds} seeds: "
+            + ", ".join(f"{f} d={d} {b} r {v.r:.2f} (rel {v.rel:.2g})" for (f, d, b), v in top.iterrows())
+            + "; relative difference vs n (max over families, blocks): "
+            + ", ".join(f"{int(n)}: {g['rel'].max():.2g}" for n, g in by.groupby(level="n"))
+        )
+    return Claim.at_most(
+        E,
+        "the network's own NTK (L = 1, its Jacobian) on cube and 2-GMM members is the kernel of the closed-form "
+        "Λ_μ: ‖K_net − K_cf‖_F over the Monte Carlo error expected of n tokens (max over families, d, V and QK "
+        "blocks, largest n)",
+        r,
+        RANGES["ntk_cf_network"]["value"],
+        detail=detail,
+        u=_boot(t, lambda b: closed_form_agreement(b)[0]),
+        how="seed bootstrap SD",
+        points=len(by),
+        seeds=seeds,
+        min_points=1,
+        kind="paper",
+        source=PAPER_FAMILIES
+        + "; the closed forms are those of the laws the network's clouds are drawn from "
+        "(mfx/transformer/ntk.py head_blocks, families.py log_mgf); expectation and bound in mfx/transformer/ranges.py",
+        **statements.power(RANGES["ntk_cf_network"], scale),
+    )
 
 
 def _block_claims(t: pd.DataFrame, seeds: int, scale: str) -> list[Claim]:
@@ -583,7 +729,9 @@ def _block_claims(t: pd.DataFrame, seeds: int, scale: str) -> list[Claim]:
                 statement,
                 len(a["mismatch"]),
                 RANGES["ntk_block_mismatch"]["value"],
-                detail=f"{a['cases']} cases (dists × N × seeds × blocks): {a['both_positive']} both positive, "
+                detail=f"{a['cases']} cases (dists × d × N × seeds × blocks; d = "
+                f"{sorted(int(d) for d in t.loc[t['metric'] == 'block_ratio', 'd'].unique())}): "
+                f"{a['both_positive']} both positive, "
                 f"{a['both_null']} both exact nulls; positive > {POSITIVE_MIN:g}, null ≤ {NULL_MAX:g}"
                 + (f"; translate pair: min block ratio {translates.min():.2g}" if len(translates) else "")
                 + (f"; disagree: {worst}" if worst else "")
