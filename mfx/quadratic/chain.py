@@ -45,18 +45,22 @@ model.student_weights / teacher_weights, at O(k³) cost. `init="idealised"` is m
 
 Randomness. Each seed has its own PCG64 streams, seeded by mfx.runtime.stream_seed(seed, "quadratic",
 "chain", stream), drawn in fixed chunks of CHUNK steps, so seed s follows the same trajectory alone or
-in any batch, whatever the logging grid and the thread count; a seed that has finished draws no more. The step loop is compiled with numba: a
-step is a few hundred flops per seed, and the same step batched over seeds in numpy or torch ran 30–90×
-slower (per-call overhead). The factorisation is a chain of dependent square roots and divisions, so
-`_advance` steps LANES seeds at once with the seed index innermost (their latencies overlap: 70 against
-160 ns per seed-step at p = p* = 3, one seed at a time), and seed groups run in threads (`simulate`'s
-`threads`, numba without the GIL). The draws are compiled too (`_draw`: numpy's own numbers, bit for bit,
-≈ 29 instead of 84 ns per seed-step at k = 6), so the step is now ≈ 3/4 of the cost (benchmarks/
-bench_quadratic.py: chain ≈ 100 ns per seed-step at p = p* = 3, ≈ 3.5× its draws).
+in any batch, whatever the logging grid and the thread count; a seed that has finished draws no more.
+The step loop is compiled with numba: a step is a few hundred flops per seed, and the same step batched
+over seeds in numpy or torch ran 30–90× slower (per-call overhead). The factorisation is a chain of
+dependent square roots and divisions, so `_advance` steps up to LANES seeds at once with the seed index
+innermost, compiled for each (p, p + p*) so that the loops over rows unroll and the loop over seeds
+vectorises (VECTOR seeds per AVX-512 instruction, each seed's IEEE operations as with scalar lanes: the
+trajectories did not change, bit for bit): ≈ 15 ns per seed-step at p = p* = 3, against 70 with scalar
+lanes and 160 one seed at a time. Seed groups run in threads (`simulate`'s `threads`, numba without
+the GIL). The draws are compiled too (`_draw`: numpy's own numbers, bit for bit, ≈ 29 instead of 84 ns
+per seed-step at k = 6), so they are now ≈ 2/3 of the cost (benchmarks/bench_quadratic.py: the chain
+≈ 1.5× its draws at p = p* = 2, ≈ 1.7× at 3; 2.8× and 3.6× with scalar lanes).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
@@ -64,7 +68,9 @@ import numba
 import numpy as np
 import torch
 from llvmlite import ir
+from numba.core import cgutils
 from numba.extending import intrinsic
+from numba.np.arrayobj import make_array, populate_array
 from numba.np.random._constants import fi_double, ki_double, wi_double, ziggurat_nor_inv_r, ziggurat_nor_r
 
 from mfx import runtime
@@ -72,7 +78,8 @@ from mfx.quadratic import model
 
 INITS = ("gaussian", "orthogonal", "idealised")  # student kinds of model.STUDENTS, or the N → ∞ init
 CHUNK = 2048  # steps of random numbers drawn per seed at a time
-LANES = 8  # seeds stepped together by `_advance`
+LANES = 16  # most seeds `_advance` steps together …
+VECTOR = 8  # … in vectors of this many (float64 in 512 bits): groups are padded to a multiple
 PIVOT_TOL = 1e-14  # pivoted Cholesky stops at pivots ≤ PIVOT_TOL · max diag M
 CHOLESKY_TOL = 1e-8  # plain Cholesky gives way to the pivoted one at pivots ≤ CHOLESKY_TOL · their diagonal
 
@@ -403,141 +410,165 @@ def _update(M, z, x2, noise, p, a, a_star, eta, N):
             M[m, i] += d
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
-def _advance(M, G, chi2, noise, start, n, p, a, a_star, eta, N, alive):
-    """n chain steps for every seed s with alive[s], using draws G[s, start:start+n] (normals [.., k]),
-    chi2[s, ...] (χ²_{N−k}) and noise[s, ...] (√Δ ξ; an empty last axis means Δ = 0). A seed whose M
-    stops being finite is set to NaN and marked dead. Runs without the GIL (seed groups in threads).
+@intrinsic
+def _frame_array(typingctx, shape, dtype):
+    """A C-contiguous array of the literal `shape` and `dtype` in the calling function's stack frame
+    (zeroed once per call). Unlike np.empty's heap arrays, LLVM knows it aliases nothing else and knows
+    its strides, so loops over its last axis vectorise without runtime overlap checks."""
+    if not all(isinstance(d, numba.types.IntegerLiteral) for d in shape):
+        return None
+    dims = [d.literal_value for d in shape]
+    array_type = numba.types.Array(dtype.dtype, len(dims), "C")
 
-    The same arithmetic as `factor` + `_fields` + `_update`, on LANES seeds at once with the seed index
-    innermost: a step is a chain of dependent square roots and divisions, and interleaving independent
-    seeds hides their latency (2.3× faster than one seed at a time). Padding lanes step with
-    eta = 0 from M = I and are never written back. A lane whose plain Cholesky fails takes the scalar
-    pivoted one. Within a call only the student rows of each lane's M are updated (ρᵀ is written back
-    with them) and divergence is checked at the end: 15 % less per step than both per step.
-    LLVM leaves the lane loops scalar (LANES 4–32, noalias arguments, specialising p and k: no vector
-    code, no gain), so a step costs ≈ 70 ns per seed at p = p* = 3, ≈ 2.5× its draws."""
-    k = M.shape[1]
+    def codegen(context, builder, signature, args):
+        item = context.get_data_type(dtype.dtype)
+        itemsize = context.get_abi_sizeof(item)
+        data = cgutils.alloca_once(builder, item, size=int(np.prod(dims)))
+        intp = context.get_value_type(numba.types.intp)
+        strides = [itemsize * int(np.prod(dims[i + 1 :])) for i in range(len(dims))]
+        array = make_array(array_type)(context, builder)
+        populate_array(
+            array, data, [intp(d) for d in dims], [intp(s) for s in strides], intp(itemsize), meminfo=None
+        )
+        return array._getvalue()
+
+    return array_type(shape, dtype), codegen
+
+
+@functools.cache
+def _advance(p: int, k: int):
+    """The chain's step loop for p student and k − p teacher rows (a compiled kernel per (p, k)):
+    advance(M, G, chi2, noise, start, n, a, a_star, eta, N, alive) makes n chain steps for every seed s
+    with alive[s], using draws G[s, start:start+n] (normals [.., k]), chi2[s, ...] (χ²_{N−k}) and
+    noise[s, ...] (√Δ ξ; an empty last axis means Δ = 0). A seed whose M stops being finite is set to
+    NaN and marked dead. Runs without the GIL (seed groups in threads).
+
+    The arithmetic of `factor` + `_fields` + `_update` (to round-off: the error adds the teacher's fields
+    first), on up to LANES seeds at once with the seed index innermost, in vectors of VECTOR seeds (groups
+    padded to whole vectors; 8 to 64 lanes cost the same within 10 %): p and k are compile-time constants,
+    so the loops over rows unroll and each step is three straight-line loops over the seeds (gather the
+    draws; B, Sc = Q − B Bᵀ and plain Cholesky; fields and update), which LLVM's loop vectoriser takes
+    because the seeds' working arrays live in the stack frame (`_frame_array`; as np.empty arrays they
+    needed more runtime overlap checks than it allows) and the group's size is a runtime number (a loop
+    over a constant 8 seeds unrolls into scalar code: numba leaves the SLP vectoriser off). Padding seeds step with eta = 0
+    from M = I and are never written back. A seed whose plain Cholesky fails takes the scalar pivoted
+    one. Within a call only the student rows of each seed's M are updated (ρᵀ is written back with
+    them) and divergence is checked at the end."""
     r = k - p
-    L = LANES
-    with_noise = noise.shape[1] > 0
-    Ml = np.empty((k, k, L))
-    At, Ati = np.empty((r, r, L)), np.empty((r, r, L))
-    B, Sc, C = np.empty((p, r, L)), np.empty((p, p, L)), np.empty((p, p, L))
-    g, z = np.empty((k, L)), np.empty((k, L))
-    x2, err, acc, inv, et = np.empty(L), np.empty(L), np.empty(L), np.empty(L), np.empty(L)
-    ok, live = np.empty(L, np.bool_), np.empty(L, np.bool_)
-    Mb, At1, Ati1 = np.empty((k, k)), np.empty((r, r)), np.empty((r, r))
-    S1, C1, R1, used = np.empty((p, p)), np.empty((p, p)), np.empty((p, p)), np.empty(p, np.bool_)
-    # the alive seeds, packed into lanes: a finished seed frees its lane, so the cost follows the seeds
-    # still running, not the slowest seed of each group of LANES
-    idx = np.flatnonzero(alive)
-    n_live = len(idx)
-    for j0 in range(0, n_live, L):
-        for b in range(L):
-            s = idx[min(j0 + b, n_live - 1)]
-            live[b] = j0 + b < n_live
-            et[b] = eta[s] if live[b] else 0.0
-            for i in range(k):
-                for j in range(k):
-                    Mb[i, j] = M[s, i, j] if live[b] else (1.0 if i == j else 0.0)
-                    Ml[i, j, b] = Mb[i, j]
-            _teacher_root(Mb, p, At1, Ati1)  # the teacher block is fixed (T ≻ 0 checked by simulate)
-            At[:, :, b], Ati[:, :, b] = At1, Ati1
-        for t in range(start, start + n):
+
+    @numba.njit(cache=True, nogil=True, error_model="numpy")
+    def advance(M, G, chi2, noise, start, n, a, a_star, eta, N, alive):
+        with_noise = noise.shape[1] > 0
+        Ml = _frame_array((k, k, LANES), np.float64)
+        At, Ati = _frame_array((r, r, LANES), np.float64), _frame_array((r, r, LANES), np.float64)
+        B, Sc = _frame_array((p, r, LANES), np.float64), _frame_array((p, p, LANES), np.float64)
+        C, g = _frame_array((p, p, LANES), np.float64), _frame_array((k, LANES), np.float64)
+        x2, err = _frame_array((LANES,), np.float64), _frame_array((LANES,), np.float64)
+        et, ok = _frame_array((LANES,), np.float64), _frame_array((LANES,), np.bool_)
+        lane = _frame_array((LANES,), np.int64)
+        Mb, At1, Ati1 = np.empty((k, k)), np.empty((r, r)), np.empty((r, r))
+        S1, C1, R1, used = np.empty((p, p)), np.empty((p, p)), np.empty((p, p)), np.empty(p, np.bool_)
+        # the alive seeds, packed into groups: a finished seed frees its lane, so the cost follows the
+        # seeds still running, not the slowest seed of each group
+        idx = np.flatnonzero(alive)
+        n_live = len(idx)
+        for j0 in range(0, n_live, LANES):
+            L = min(LANES, (n_live - j0 + VECTOR - 1) // VECTOR * VECTOR)  # padded to whole vectors
             for b in range(L):
                 s = idx[min(j0 + b, n_live - 1)]
-                x2[b] = chi2[s, t]
-                err[b] = -noise[s, t] if with_noise else 0.0
+                live = j0 + b < n_live
+                lane[b] = s
+                et[b] = eta[s] if live else 0.0
                 for i in range(k):
-                    g[i, b] = G[s, t, i]
-            # B = ρ At⁻ᵀ and the Schur complement Sc = Q − B Bᵀ (`_factor`)
-            for i in range(p):
-                for j in range(r):
-                    acc[:] = 0.0
-                    for c in range(j + 1):
-                        for b in range(L):
-                            acc[b] += Ml[i, p + c, b] * Ati[j, c, b]
-                    B[i, j, :] = acc
-            for i in range(p):
-                for j in range(i + 1):
-                    for b in range(L):
-                        acc[b] = Ml[i, j, b]
-                    for c in range(r):
-                        for b in range(L):
-                            acc[b] -= B[i, c, b] * B[j, c, b]
-                    Sc[i, j, :] = acc
-                    Sc[j, i, :] = acc
-            # C Cᵀ = Sc: plain Cholesky per lane (`_cholesky`), flagged where a pivot is too small
-            ok[:] = True
-            for j in range(p):
+                    for j in range(k):
+                        Mb[i, j] = M[s, i, j] if live else (1.0 if i == j else 0.0)
+                        Ml[i, j, b] = Mb[i, j]
+                _teacher_root(Mb, p, At1, Ati1)  # the teacher block is fixed (T ≻ 0 checked by simulate)
+                At[:, :, b], Ati[:, :, b] = At1, Ati1
+            for t in range(start, start + n):
                 for b in range(L):
-                    acc[b] = Sc[j, j, b]
-                for c in range(j):
-                    for b in range(L):
-                        acc[b] -= C[j, c, b] * C[j, c, b]
-                for b in range(L):
-                    good = acc[b] > CHOLESKY_TOL * Ml[j, j, b]
-                    ok[b] = ok[b] and good
-                    root = np.sqrt(acc[b] if good else 1.0)
-                    C[j, j, b] = root
-                    inv[b] = 1.0 / root
-                for i in range(j + 1, p):
-                    for b in range(L):
-                        acc[b] = Sc[i, j, b]
-                    for c in range(j):
-                        for b in range(L):
-                            acc[b] -= C[i, c, b] * C[j, c, b]
-                    for b in range(L):
-                        C[i, j, b] = acc[b] * inv[b]
-                for i in range(j):
-                    C[i, j, :] = 0.0
-            for b in range(L):
-                if not ok[b]:
-                    scale = 0.0
+                    s = lane[b]
+                    x2[b] = chi2[s, t]
+                    err[b] = -noise[s, t] if with_noise else 0.0
                     for i in range(k):
-                        scale = max(scale, Ml[i, i, b])
-                    S1[:, :] = Sc[:, :, b]
-                    _pivoted_cholesky(S1, C1, R1, used, PIVOT_TOL * scale)
-                    C[:, :, b] = C1
-            # fields z = A g (A = [[C, B], [0, At]]), |x|² = |g|² + χ² and the error (`_fields`, `_update`)
-            for i in range(k):
+                        g[i, b] = G[s, t, i]
+                n_bad = 0
                 for b in range(L):
-                    x2[b] += g[i, b] * g[i, b]
-            for m in range(r):
-                acc[:] = 0.0
-                for c in range(m + 1):
+                    # B = ρ At⁻ᵀ and the Schur complement Sc = Q − B Bᵀ (`_factor`)
+                    for i in range(p):
+                        for j in range(r):
+                            acc = 0.0
+                            for c in range(j + 1):
+                                acc += Ml[i, p + c, b] * Ati[j, c, b]
+                            B[i, j, b] = acc
+                    for i in range(p):
+                        for j in range(i + 1):
+                            acc = Ml[i, j, b]
+                            for c in range(r):
+                                acc -= B[i, c, b] * B[j, c, b]
+                            Sc[i, j, b] = acc
+                            Sc[j, i, b] = acc
+                    # C Cᵀ = Sc: plain Cholesky (`_cholesky`), flagged where a pivot is too small
+                    good_all = True
+                    for j in range(p):
+                        acc = Sc[j, j, b]
+                        for c in range(j):
+                            acc -= C[j, c, b] * C[j, c, b]
+                        good = acc > CHOLESKY_TOL * Ml[j, j, b]
+                        good_all &= good
+                        root = np.sqrt(acc if good else 1.0)
+                        C[j, j, b] = root
+                        inv = 1.0 / root
+                        for i in range(j + 1, p):
+                            acc = Sc[i, j, b]
+                            for c in range(j):
+                                acc -= C[i, c, b] * C[j, c, b]
+                            C[i, j, b] = acc * inv
+                        for i in range(j):
+                            C[i, j, b] = 0.0
+                    ok[b] = good_all
+                    n_bad += 0 if good_all else 1
+                if n_bad > 0:
                     for b in range(L):
-                        acc[b] += At[m, c, b] * g[p + c, b]
+                        if not ok[b]:
+                            scale = 0.0
+                            for i in range(k):
+                                scale = max(scale, Ml[i, i, b])
+                            S1[:, :] = Sc[:, :, b]
+                            _pivoted_cholesky(S1, C1, R1, used, PIVOT_TOL * scale)
+                            C[:, :, b] = C1
                 for b in range(L):
-                    z[p + m, b] = acc[b]
-                    err[b] -= a_star * acc[b] * acc[b]
-            for i in range(p):
-                acc[:] = 0.0
-                for c in range(i + 1):
-                    for b in range(L):
-                        acc[b] += C[i, c, b] * g[c, b]
-                for c in range(r):
-                    for b in range(L):
-                        acc[b] += B[i, c, b] * g[p + c, b]
-                for b in range(L):
-                    z[i, b] = acc[b]
-                    err[b] += a * acc[b] * acc[b]
-            # M' = M + (d zᵀ + z dᵀ)/N + d dᵀ|x|²/N² on the student rows (`_update`)
-            for b in range(L):
-                err[b] = -2.0 * a * et[b] * err[b]  # now c
-                inv[b] = err[b] * (2.0 / N + err[b] * x2[b] / (N * N))  # now q
-            for i in range(p):
-                for j in range(p):
-                    for b in range(L):
-                        Ml[i, j, b] += inv[b] * z[i, b] * z[j, b]
-                for m in range(p, k):  # ρ only: its transpose is written back once, below
-                    for b in range(L):
-                        Ml[i, m, b] += err[b] * z[i, b] * z[m, b] / N
-        # a lane whose M stopped being finite ran on in NaN (no exception: error_model="numpy"); checking
-        # once per call, not per step, leaves every finite lane's numbers as they are
-        for b in range(L):
-            if live[b]:
+                    # fields z = A g (A = [[C, B], [0, At]]), |x|² = |g|² + χ² and the error (`_fields`)
+                    x2b = x2[b]
+                    for i in range(k):
+                        x2b += g[i, b] * g[i, b]
+                    z = _frame_array((k,), np.float64)
+                    e = err[b]
+                    for m in range(r):
+                        acc = 0.0
+                        for c in range(m + 1):
+                            acc += At[m, c, b] * g[p + c, b]
+                        z[p + m] = acc
+                        e -= a_star * acc * acc
+                    for i in range(p):
+                        acc = 0.0
+                        for c in range(i + 1):
+                            acc += C[i, c, b] * g[c, b]
+                        for c in range(r):
+                            acc += B[i, c, b] * g[p + c, b]
+                        z[i] = acc
+                        e += a * acc * acc
+                    # M' = M + (d zᵀ + z dᵀ)/N + d dᵀ|x|²/N² on the student rows (`_update`)
+                    c_b = -2.0 * a * et[b] * e
+                    q = c_b * (2.0 / N + c_b * x2b / (N * N))
+                    for i in range(p):
+                        for j in range(p):
+                            Ml[i, j, b] += q * z[i] * z[j]
+                        for m in range(p, k):  # ρ only: its transpose is written back once, below
+                            Ml[i, m, b] += c_b * z[i] * z[m] / N
+            # a seed whose M stopped being finite ran on in NaN (no exception: error_model="numpy");
+            # checking once per call, not per step, leaves every finite seed's numbers as they are
+            for b in range(min(L, n_live - j0)):
                 s = idx[j0 + b]
                 finite = True
                 for i in range(p):
@@ -552,6 +583,8 @@ def _advance(M, G, chi2, noise, start, n, p, a, a_star, eta, N, alive):
                         M[s, i, j] = Ml[i, j, b]
                     for m in range(p, k):
                         M[s, m, i] = Ml[i, m, b]
+
+    return advance
 
 
 def factor(M: np.ndarray, p: int) -> np.ndarray:
@@ -641,7 +674,9 @@ def simulate(
         run = alive[sl] & ~finished[sl]
         if pos == 0:  # only the seeds still running: a finished or diverged seed never steps again
             draws.refill(group.start + np.flatnonzero(run))
-        _advance(M[sl], draws.g[sl], draws.chi2[sl], draws.noise[sl], pos, n, p, a, a_star, eta[sl], N, run)
+        _advance(p, k)(
+            M[sl], draws.g[sl], draws.chi2[sl], draws.noise[sl], pos, n, a, a_star, eta[sl], N, run
+        )
         alive[sl] &= run | finished[sl]
 
     bar = runtime.progress(total=log_steps[-1], desc="chain steps", unit="step", unit_scale=True)
