@@ -360,7 +360,12 @@ def _scales(rows) -> tuple[float, float]:
 
 
 def _paired(rows, x_metric, y_metric="tau_esc") -> pd.DataFrame:
-    """Per (p, N, seed): columns x, y from the rows of one method (the ODE's per-seed metrics)."""
+    """Per (p, N, seed), in that order: columns x, y from the rows of one method (the ODE's per-seed
+    metrics). Rows already paired (columns x, y of the same metrics, e.g. a seed bootstrap's relabelled
+    resample of them) are only put in that order: a bootstrap then pivots once, not once per resample,
+    with the same numbers (fit.seed_bootstrap draws the same seeds; test_analysis checks the equality)."""
+    if {"x", "y"} <= set(rows.columns):
+        return rows.sort_values(["p", "N", "seed"], kind="stable", ignore_index=True)
     d = rows[rows["metric"].isin([x_metric, y_metric])]
     wide = d.pivot_table(index=["p", "N", "seed"], columns="metric", values="value")
     wide = wide.reindex(columns=[x_metric, y_metric]).dropna()  # a metric no seed reached: no pairs

@@ -1,6 +1,7 @@
 import numpy as np
 import pandas as pd
 
+from mfx import fit
 from mfx.quadratic import analysis
 
 
@@ -104,6 +105,21 @@ def test_sigma_slope_and_explained_share():
     assert analysis.p_share_beyond_sigma(shifted, -0.25) > analysis.sigma_explained(shifted, -0.25)
     shifts = analysis.residual_p_shift(_escape_rows(rng, -0.25, 0.1), -0.25)
     np.testing.assert_allclose(shifts[8] - shifts[2], 0.6, atol=0.02)
+
+
+def test_bootstrap_of_the_paired_frame_equals_that_of_the_rows():
+    """The σ_max claims bootstrap the frame pivoted once (escape._sigma_claims): the same resampled seeds
+    and the same numbers, bit for bit, as resampling the long rows and pivoting each resample."""
+    rows = _escape_rows(np.random.default_rng(2), -0.25, 0.05, n_seeds=12)
+    rows = rows.sample(frac=1.0, random_state=0)  # the long rows' order must not matter either
+    pair = analysis._paired(rows, "ln_sigma_max")
+    for statistic in (
+        analysis.sigma_slope,
+        lambda x: analysis.sigma_explained(x, -0.25) - analysis.p_share_beyond_sigma(x, -0.25),
+    ):
+        np.testing.assert_array_equal(
+            fit.seed_bootstrap(pair, statistic, n_boot=20), fit.seed_bootstrap(rows, statistic, n_boot=20)
+        )
 
 
 def test_sigma_summaries_without_escapes_are_nan_not_errors():

@@ -387,22 +387,23 @@ def _sigma_claims(rows, scale) -> list[Claim]:
     p_star = int(rows["p_star"].iloc[0])
     slope = _theory(rows)["sigma_slope"]
     n_N, n_seeds = rows["N"].nunique(), rows["seed"].nunique()
-    per_p = {int(p): analysis.sigma_slope(g) for p, g in rows.groupby("p")}
-    shifts = analysis.residual_p_shift(rows, slope)
+    pair = analysis._paired(rows, "ln_sigma_max")  # pivoted once: the bootstraps resample its seeds
+    per_p = {int(p): analysis.sigma_slope(g) for p, g in pair.groupby("p")}
+    shifts = analysis.residual_p_shift(pair, slope)
     explained = lambda x: analysis.sigma_explained(x, slope)
     beyond = lambda x: analysis.p_share_beyond_sigma(x, slope)
     return [
         Claim.within(
             "quad_escape",
             f"ODE slope of τ_esc vs ln σ_max(ρ0), p*={p_star} (mean over p ≥ p*)",
-            analysis.sigma_slope(rows),
+            analysis.sigma_slope(pair),
             slope,
             ranges.rng("escape.sigma_slope", scale),
             "per seed, seeds and N pooled: "
             + ", ".join(f"p={p}: {v:.4f}" for p, v in per_p.items())
             + f"; derived −1/(4a*) ({scale})",
             relative=True,
-            u=fit.seed_sd(rows, analysis.sigma_slope),
+            u=fit.seed_sd(pair, analysis.sigma_slope),
             how="seed bootstrap SD",
             points=n_N * n_seeds,
             seeds=n_seeds,
@@ -415,12 +416,12 @@ def _sigma_claims(rows, scale) -> list[Claim]:
             "quad_escape",
             f"share of τ_esc's variance over seeds and p explained by ln σ_max(ρ0) minus the share p explains "
             f"beyond it, p*={p_star}",
-            explained(rows) - beyond(rows),
+            explained(pair) - beyond(pair),
             ranges.rng("escape.sigma_contrast", scale),
-            f"ln σ_max(ρ0) with the derived slope {slope:.3g} explains {explained(rows):.3f} of the variance about "
-            f"each N's mean, p (one mean per N and p) {beyond(rows):.3f} of it beyond σ_max; residual shift at "
+            f"ln σ_max(ρ0) with the derived slope {slope:.3g} explains {explained(pair):.3f} of the variance about "
+            f"each N's mean, p (one mean per N and p) {beyond(pair):.3f} of it beyond σ_max; residual shift at "
             "fixed σ_max: " + ", ".join(f"p={p}: {v:+.3f}" for p, v in shifts.items()) + f" tau ({scale})",
-            u=fit.seed_sd(rows, lambda x: explained(x) - beyond(x)),
+            u=fit.seed_sd(pair, lambda x: explained(x) - beyond(x)),
             how="seed bootstrap SD",
             points=rows["p"].nunique(),
             seeds=n_seeds,
@@ -503,7 +504,7 @@ def _exit_claims(rows, scale) -> list[Claim]:
                 f"derived 2a a* q̄ ratio; the prefactor itself (mean over seeds) also carries E||ρ0||² ∝ p "
                 f"({scale}){note}",
                 relative=True,
-                u=fit.seed_sd(d, ratio),
+                u=fit.seed_sd(analysis._paired(d, "rho0_F2", "exit_prefactor"), ratio),  # pivoted once
                 how="seed bootstrap SD",
                 points=n_seeds if enough else 0,
                 seeds=n_seeds,
