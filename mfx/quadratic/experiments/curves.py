@@ -348,25 +348,25 @@ def claims_curves(table):
         # zero-loss manifold by then, not "the run stopped once ε was small"
         tau_read = ranges.CURVES_READ_TAU
         for method, dm, stat in (("ode", ode_g, "max"), ("sgd", sgd_d, "median")):
-            at_read = lambda y, stat=stat: float(
-                pd.Series(
-                    [
-                        _at(x["tau"], x["value"], ranges.CURVES_READ_TAU)
-                        if x["tau"].max() >= ranges.CURVES_READ_TAU - 1e-9
-                        else np.nan
-                        for _, x in y.groupby("seed")
-                    ]
-                ).agg(stat, skipna=False)
+            # each seed's ε_g at τ_read, read once: the bootstrap resamples these values (the same seeds
+            # and numbers as resampling the curves and reading each resample)
+            per_seed = pd.DataFrame(
+                [
+                    (s, _at(x["tau"], x["value"], tau_read) if x["tau"].max() >= tau_read - 1e-9 else np.nan)
+                    for s, x in dm.groupby("seed")
+                ],
+                columns=["seed", "value"],
             )
+            at_read = lambda y, stat=stat: float(y["value"].agg(stat, skipna=False))
             out.append(
                 Claim.at_most(
                     "quad_curves",
                     f"{method.upper()} ε_g at τ={tau_read:g}, p={p} ≥ p*={p_star}",
-                    at_read(dm),
+                    at_read(per_seed),
                     tol("curves.final_eps"),
                     f"{'worst' if stat == 'max' else 'median'} of {dm['seed'].nunique()} seeds "
                     f"(run to tau={dm['tau'].max():.3g}, no stop rule) ({scale})",
-                    u=fit.seed_sd(dm, at_read),
+                    u=fit.seed_sd(per_seed, at_read),
                     how="seed bootstrap SD",
                     points=1,
                     seeds=dm["seed"].nunique(),
