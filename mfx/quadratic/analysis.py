@@ -278,7 +278,10 @@ def norm_table(table, delta) -> pd.DataFrame:
     measured τ_norm (first τ with every Q_kk within δ·q̄ of q̄; NaN: never, i.e. ≥ τ_end), τ_esc (ε below the midpoint of
     plateau and floor; NaN: not by the end), q_settled (mid diag Q at its flattest point before τ_esc, or
     before the end of a run that did not escape), |ρ| at τ_norm (`rho_at_norm`), at the method's derived,
-    N-free τ_norm(g) (`tau_read`, `rho_at_read`; NaN in tables without that theory row) and at τ = 0 (`rho0`)."""
+    N-free τ_norm(g) (`tau_read`, `rho_at_read`; NaN in tables without that theory row) and at τ = 0 (`rho0`),
+    and the plateau's first half, from τ_norm to halfway to τ_esc (to τ_end without an escape): the fall of ε
+    over it in units of ε_pl − floor (`plateau_drop`) and |ρ| at its end (`rho_at_half`), NaN when the norms
+    never settled before the escape."""
     ok = table[(table["status"] == "ok") & table["method"].isin(("ode", "sgd"))]  # not bocchi.init's runs
     series = ok[ok["tau"].notna()] if "tau" in ok else ok.iloc[:0]
     theory = ok[ok["tau"].isna()] if "tau" in ok else ok
@@ -296,6 +299,12 @@ def norm_table(table, delta) -> pd.DataFrame:
         q_mid = 0.5 * (w["q_max"] + w["q_min"]).to_numpy()
         rho = w["rho_norm"].to_numpy()
         tau_read = float(th.loc[(method, p, p_star)].get("tau_norm", np.nan))
+        # the plateau (bocchi.plateau): from the norms' settling to halfway to the escape (or to the end of a
+        # run that did not escape); NaN when the norms never settled before it
+        tau_half = tau_norm + 0.5 * ((tau_esc if np.isfinite(tau_esc) else tau[-1]) - tau_norm)
+        eps = w["eps"].to_numpy()
+        settled_first = np.isfinite(tau_norm) and tau_half > tau_norm
+        drop = (np.interp(tau_norm, tau, eps) - np.interp(tau_half, tau, eps)) / (eps_pl - floor)
         out.append(
             {
                 "method": method,
@@ -314,6 +323,8 @@ def norm_table(table, delta) -> pd.DataFrame:
                 "tau_read": tau_read,
                 "rho_at_read": _log_interp(tau, rho, tau_read),
                 "rho0": float(rho[0]),
+                "plateau_drop": float(drop) if settled_first else float("nan"),
+                "rho_at_half": _log_interp(tau, rho, tau_half) if settled_first else float("nan"),
             }
         )
     return pd.DataFrame(out)
@@ -459,3 +470,13 @@ def window_shift(times: pd.DataFrame, p_lo: int, p_hi: int, column: str = "measu
     window, where the prefactor alone sets it."""
     mean = times.groupby("p")[column].mean()
     return float(mean.get(p_lo, np.nan) - mean.get(p_hi, np.nan))
+
+
+def rate_ratio_across_p_star(rows, lo: int, hi: int) -> float:
+    """The seed-mean exit rate at p* = lo over that at p* = hi, minus 1, averaged over the widths p that both
+    p* have (rows: the ODE's exit_rate rows of one N per p*): > 0 when the time scale 1/rate grows with p*."""
+    r = rows[rows["metric"] == "exit_rate"].groupby(["p_star", "p"])["value"].mean()
+    if lo not in r.index.get_level_values(0) or hi not in r.index.get_level_values(0):
+        return float("nan")
+    widths = sorted(set(r[lo].index) & set(r[hi].index))
+    return float(np.mean([r[lo][p] / r[hi][p] for p in widths]) - 1) if widths else float("nan")

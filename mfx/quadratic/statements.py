@@ -75,8 +75,15 @@ STATEMENTS: list[Statement] = [
         "Risiko sinkt kaum. [Plateau phase: the norms are stabilised, but the overlaps ρ are still very "
         "small. The risk hardly decreases.]",
         f"{S} §3A, phase 2",
-        {"level": "the risk rests at the plateau level ε_pl = 1/(p+2) + 1/p* (derived, science §4.1)"},
-        untestable="the summary gives no plateau level; ε_pl is derived here",
+        {
+            "level": "the risk stays level ('sinkt kaum'): once the norms have settled (within δ of q̄(g)), "
+            "SGD's ε falls by ≤ 5 % of ε_pl − floor over the first half of the time to the escape (quad_norms; "
+            "the share expected ≈ 2 % is derived), and the level it rests at is ε_pl = 1/(p+2) + 1/p* "
+            "(derived, science §4.1)"
+        },
+        untestable="the summary gives no plateau level (ε_pl is derived here) and no size for 'kaum' (the 5 % "
+        "bound is ours); 'the overlaps ρ are still very small' is read through the risk (ε_pl − ε = "
+        "2aa*κ²|ρ|_F² + O(ρ⁴)), its |ρ| reported, and at the plateau's start by bocchi.norms/overlaps",
     ),
     Statement(
         "bocchi.escape_moderate",

@@ -287,6 +287,16 @@ def test_norms_first_fails_with_the_teacher_scale_off_by_5_percent(run_experimen
     trained_with_teacher(monkeypatch, 1.05)
     table = run_experiment("quad_norms", *SMALL_NORMS)
     _all_fail("quad_norms", table, "SGD norms settle well before the escape")
+    # bocchi.plateau (ranges 'plateau_drop'): the plateau's start, the norms at q̄(g), is never reached
+    _all_fail("quad_norms", table, "SGD plateau")
+
+
+def test_plateau_fails_with_training_switched_off(run_experiment, monkeypatch):
+    """Mistake: SGD steps with η × 1e-9 (training off): ε never leaves ε(0), so it 'hardly falls', but the
+    norms stay at σ0² = 1, never within δ of q̄(g) = 0.69 (p = 3, p* = 2): no plateau is reached (each seed counts 1)."""
+    sgd_with(monkeypatch, eta_factor=1e-9, which=("overlap",))
+    table = run_experiment("quad_norms", *SMALL_NORMS)
+    _all_fail("quad_norms", table, "SGD plateau")
 
 
 def test_init_learns_fails_with_the_teacher_scale_off_by_10_percent(run_experiment, monkeypatch):

@@ -83,6 +83,11 @@ PAPER_NORMS = (
     "Bocchi et al. (summary §3A): 'first the norms of the student perceptrons adapt to an attractive fixed "
     "point while the overlaps with the teacher remain negligible (norm learning); then the plateau'"
 )
+PAPER_PLATEAU = (
+    "Bocchi et al. (summary §3A): 'Plateau-Phase: Die Normen sind stabilisiert, aber die Überlappungen ρ sind "
+    "noch sehr klein. Das Risiko sinkt kaum' — read as: after the norms have settled (at q̄(g), derived), ε falls "
+    "by a small share of ε_pl − floor over the first half of the time to the escape"
+)
 DERIVATION = "derivation: mfx/quadratic/experiments/norms.py docstring (ρ ≈ 0, Q ∝ I, T = I)"
 PAPER_INIT = (
     "Bocchi et al. (summary §2, Initialisierung): 'to avoid the trivial fixed points of quadratic activations "
@@ -379,6 +384,30 @@ def claims_norms(table):
                 kind="paper",
                 source=PAPER_NORMS,
                 **power("norms_before_escape", scale, also=("norms_delta",)),
+            )
+        )
+        # the plateau (bocchi.plateau): once the norms have settled, ε hardly falls over the first half of the
+        # time to the escape; a seed whose norms never settled first is a counterexample, not left out: it counts
+        # as 1, the whole plateau–floor fall (a finite value, so that the bootstrap SD stays defined)
+        drop = lambda y: float(y["plateau_drop"].fillna(1.0).median())
+        settled = x.dropna(subset=["plateau_drop"])
+        out.append(
+            Claim.at_most(
+                "quad_norms",
+                f"SGD plateau: the norms settled, ε hardly falls over the first half of the time to the escape, {tag}",
+                drop(x) if len(x) else float("nan"),
+                rng("plateau_drop", scale),
+                f"seed median of [ε(τ_norm) − ε(τ_norm + ½(τ_esc − τ_norm))]/(ε_pl − floor) at N = {number(N_max)}, "
+                f"g = {x['g'].iloc[0]:g}; τ_norm: every Q_kk within {delta:g} of q̄(g), never before τ_esc: 1 "
+                f"({len(x) - len(settled)} of {len(x)} seeds); |ρ|_F at the window's end: median "
+                f"{settled['rho_at_half'].median():.3g} (at τ = 0: {x['rho0'].median():.3g}). 'Das Risiko sinkt kaum' "
+                f"has no size: the bound is ours, the expected share derived ≈ 0.02 ({scale})",
+                u=_boot(x, drop),
+                how="seed bootstrap SD",
+                seeds=len(x),
+                kind="paper",
+                source=PAPER_PLATEAU,
+                **power("plateau_drop", scale, also=("norms_delta",)),
             )
         )
         # |ρ| read at the derived, N-free τ_norm(g), not at each seed's own first crossing of δ: that

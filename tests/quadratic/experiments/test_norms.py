@@ -9,9 +9,9 @@ from mfx.quadratic.experiments import norms
 
 def test_quad_norms_quick(quick_table, claims_of):
     claims = claims_of("quad_norms")
-    assert len(claims) == 11  # 5 of norm learning, 6 of the initialisation (bocchi.init)
+    assert len(claims) == 12  # 5 of norm learning, 1 of the plateau, 6 of the initialisation (bocchi.init)
     assert all(c.kind in KINDS and c.source for c in claims)
-    assert sum(c.kind == "paper" and "Bocchi" in c.source for c in claims) == 4
+    assert sum(c.kind == "paper" and "Bocchi" in c.source for c in claims) == 5
     init = {c.statement_id for c in claims if c.statement_id.startswith("bocchi.init/")}
     assert init == {"bocchi.init/setup", "bocchi.init/learns", "bocchi.init/zero_init"}
 
