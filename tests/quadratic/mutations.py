@@ -130,6 +130,29 @@ def p_dependent_rate(monkeypatch, s):
     monkeypatch.setattr(ode, "rhs", rhs)
 
 
+def teacher_readout_summed(monkeypatch, s):
+    """The mean teacher readout a* = 1/p* replaced by p*^(s − 1) everywhere (the dynamics, the risk, the derived
+    values): s = 1 is the sum teacher (a* = 1), whose escape rate 8a* no longer depends on p*."""
+    original = model.readout_scales
+
+    def scales(p, p_star, readout):
+        a, a_star = original(p, p_star, readout)
+        return (a, p_star ** (s - 1.0)) if readout == "mean" else (a, a_star)
+
+    monkeypatch.setattr(model, "readout_scales", scales)
+
+
+def overlap_exponent(monkeypatch, s):
+    """The chain's initial teacher overlap drawn at rho0_scale·(N/1e4)^s: ρ0 ∝ N^(s − 1/2) instead of N^-1/2
+    (an overlap normalised by N^(1/2 − s)), the same at N = 1e4."""
+    init_chain = chain.initial_overlaps
+
+    def chain_init(seeds, p, p_star, N, *args, rho0_scale=1.0, **kwargs):
+        return init_chain(seeds, p, p_star, N, *args, rho0_scale=rho0_scale * (N / 1e4) ** s, **kwargs)
+
+    monkeypatch.setattr(chain, "initial_overlaps", chain_init)
+
+
 # quad_escape's ODE claims only: SGD at a small N with few seeds, no cross-check (its SGD rows mean nothing)
 ODE_ONLY = ("model.sgd_N=[100]", "model.sgd_seeds=4", "model.full_N=0")
 
@@ -161,6 +184,13 @@ POWER = {
         "the teacher readout a*·(1 + s) in SGD's labels and the ODE's drift, ε_g read with a*",
         lambda mp, s: trained_with_teacher(mp, 1 + s),
         sizes=(0.05, 0.1, 0.2),
+    ),
+    # bocchi.norms/overlaps: |ρ| during norm learning follows ρ0's N-exponent
+    "quad_norms_overlap_exponent": Entry(
+        "quad_norms",
+        "SGD's initial overlap ρ0 ∝ N^(s − 1/2) (drawn at rho0_scale·(N/1e4)^s)",
+        overlap_exponent,
+        sizes=(0.05, 0.1, 0.2, 0.3),
     ),
     # quad_hessian: the reached minima's zero modes move off zero when training fits another teacher scale:
     # over-shoot (1 + s) lifts the rotations and the surplus modes, under-shoot (1 − s) pushes them below
@@ -195,6 +225,14 @@ POWER = {
         "ρ0 at rho0_scale·p^(-s/2): a fraction s of the ||ρ0||² ∝ p growth removed (ODE claims only)",
         overlap_per_width,
         sizes=(0.25, 0.5, 1.0),
+        overrides=ODE_ONLY,
+    ),
+    # bocchi.time_scale/set_by_p_star (the ODE's claims: ODE_ONLY)
+    "quad_escape_teacher_sum": Entry(
+        "quad_escape",
+        "the teacher readout a* = p*^(s − 1) instead of 1/p* (s = 1: a sum teacher; ODE claims only)",
+        teacher_readout_summed,
+        sizes=(0.25, 0.5, 0.75, 1.0),
         overrides=ODE_ONLY,
     ),
     # bocchi.escape_sigma_max/contrast, bocchi.time_scale/rate (the ODE's claims: ODE_ONLY)
