@@ -104,7 +104,13 @@ STATEMENTS: list[Statement] = [
         },
         untestable="'the features hardly change' is fixed by the parametrisation: the rate η·L·M·D/α² with "
         "the residual α/(LM) makes each unit's step ∝ η/α by construction (identity, ranges.RANGES"
-        "['lazy_local_slope']); the full (NTK) linearisation f(θ0) + J(θ0)(θ − θ0) does not become exact "
+        "['lazy_local_slope']).  No paper claim of it was added (issue 36: it must fail under a realistic "
+        "mistake and with training off): the units' own movement, read at a floor, fails untrained, but "
+        "trained it is η·∇f/α for any data and depth, so the only mistake it sees is the rate's α exponent "
+        "(the parametrisation itself); the movement relative to the output's change (the lazy-training "
+        "ratio) is ∝ 1/α at any rate to first order, so no rate mistake moves it, and it is 0/0, not a "
+        "failure, untrained; the hidden states h_l move O(1) in every regime (any O(1) output change needs "
+        "it), so they cannot carry 'hardly change'.  The full (NTK) linearisation f(θ0) + J(θ0)(θ − θ0) does not become exact "
         "in a deep ResNet (its distance levels off), only the blockwise one of the tangent mean ODE",
     ),
     Statement(

@@ -228,6 +228,12 @@ POWER = {
         lambda mp, s: rate_exponent_slip(mp, "M", s),
         (0.01, 0.02, 0.05, 0.1, 0.2),
     ),
+    "resnet_depth_rate_L": Entry(
+        "resnet_depth",
+        "the mean-field rate η·L·M·D off by L^s (an exponent slip in L; s an exponent shift)",
+        lambda mp, s: rate_exponent_slip(mp, "L", s),
+        (0.01, 0.02, 0.05, 0.1, 0.2),
+    ),
     "resnet_phase_scale_up": Entry(
         "resnet_phase",
         "residual scale D^(γ+s)/(LM) (α = D^(γ−½+s); s = ½: v's std √D forgotten; s an exponent shift)",
