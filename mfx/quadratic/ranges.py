@@ -204,7 +204,10 @@ RANGES: dict[str, dict] = {
         "fraction s of the ||ρ0||² ∝ p growth removed; size s (s = 1: σ0/√(pN)). Power (quick seed 0, "
         "quad_escape_overlap_width): p* = 2 fails from s = 1 (0.121, 0.034 ± 0.025 at s = 0.25, 0.5: pass, "
         "inconclusive), p* = 1 at no size ≤ 1 (0.193, 0.127, −0.003 ± 0.071): coarser than the target, limited by "
-        "the ODE seeds (see why)",
+        "the ODE seeds (see why). Paper (seed 0, 64 ODE seeds, power quad_escape_overlap_width --scale paper): p* = 2, 3 "
+        "fail from s = 1 (−0.139 ± 0.018, −0.157 ± 0.029; 0.5 inconclusive 0.034, 0.027), p* = 1 at no size ≤ 1 (0.007 "
+        "± 0.039 at 1: inconclusive) — no entry-wide size to record; a one-sided direction claim fails only once most "
+        "of the acceleration is gone (quad_escape_rate_p at paper: p* = 2, 3 fail from 0.5, p* = 1 at none ≤ 1)",
     },
     "escape.shift_size": {
         "value": {"quick": 0.15, "paper": 0.15},
@@ -272,7 +275,10 @@ RANGES: dict[str, dict] = {
         "depends on p; size s. Power (quick seed 0, quad_escape_rate_p, s = 0.25, 0.5, 1): p* = 2 fails from "
         "s = 0.5 (0.29 ± 0.25 at 0.25: inconclusive; −1.87 ± 0.59 at 0.5), p* = 1 at no size ≤ 1 (0.80 ± 0.30, "
         "0.62 ± 0.59 at 0.25, 0.5; −0.31 ± 0.90 at 1: inconclusive): the bootstrap u grows with the mistake "
-        "(the variance shares of a few p levels), coarser than the target",
+        "(the variance shares of a few p levels), coarser than the target. Paper (seed 0, quad_escape_rate_p --scale "
+        "paper): p* = 3 fails from 0.5 (−1.00 ± 0.31), p* = 2 from 1 (0.5: −0.24 ± 0.19, inconclusive), p* = 1 at no "
+        "size ≤ 1 (−0.40 ± 0.42 at 1); ρ0 per width (quad_escape_overlap_width) passes it at every size and p*: no "
+        "entry-wide size to record",
         "post_hoc": "0 (paper: the '≥ ½ of the variance' threshold replaced after p* = 3 read inconclusive)",
     },
     "escape.exit_rate": {
@@ -298,7 +304,12 @@ RANGES: dict[str, dict] = {
         "statement": "bocchi.time_scale/set_by_p_star",
         "mistake": "the teacher's readout normalised as a sum in part: a* = p*^(s − 1) instead of 1/p*, in the "
         "dynamics, the risk and the derived values alike (s = 1: the sum teacher, whose time scale is p*-free); "
-        "size s",
+        "size s. Power quad_escape_teacher_sum, quick seed 0: 1.017, 0.696, 0.426, 0.199 ± ≤ 0.002 at s = 0, 0.25, "
+        "0.5, 0.75 (pass), 0.008 ± 0.001 at 1 (fail): fails from 1, the whole p* dependence removed — a direction "
+        "claim with a margin cannot see part of it (the derived size, 'escape.exit_rate', detects less). Training off "
+        "(the ODE's τ × 1e-9): no exit window, inconclusive (it cannot pass). Paper not measured (paper values "
+        "1.021 ± 0.001, 0.501 ± 0.0001 on /tmp/r5)",
+        "detects": {"quick": 1.0},
     },
     "escape.prefactor_ratio": {
         "value": {"quick": 0.10, "paper": 0.10},

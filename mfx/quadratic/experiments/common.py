@@ -25,6 +25,10 @@ PAPER = {
     "moderate": f"{SUMMARY} §3A: 'Überparametrisierung (p > p*) beschleunigt die Flucht aus diesem Plateau "
     "nur moderat' — its direction (p = 8 escapes earlier than p = p*) tested one-sided; 'moderat' has no size "
     "in the summary (the size is derived: the window-shift claim)",
+    "time_scale": f"{SUMMARY} §3A: 'Sie ändert nicht die charakteristische Zeitskala (die durch die Komplexität "
+    "des Teachers p* bestimmt ist)' — 'bestimmt durch p*' read as: at a fixed width p the exit rate (the inverse "
+    "time scale) differs between consecutive p* by more than a margin, the simpler teacher's faster (the size "
+    "p*_hi/p*_lo is derived: the exit-rate claim)",
     "sigma_max": f"{SUMMARY} §3A: 'Der Fluchtzeitpunkt wird maßgeblich durch den zufällig größten "
     "Anfangsüberlappungswert bestimmt, nicht durch die Anzahl der Neuronen p' — 'maßgeblich … nicht durch p' "
     "read as: ln σ_max(ρ0), with the derived slope, explains more of τ_esc's variance over seeds and p than p "

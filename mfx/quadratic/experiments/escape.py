@@ -7,6 +7,8 @@ derived in analysis.escape_theory and depend on the readout (a, a*), which the r
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 from omegaconf import OmegaConf
@@ -280,6 +282,7 @@ def claims_escape(table):
         )
         out += _sigma_claims(per_seed[(per_seed["p_star"] == p_star) & (per_seed["p"] >= p_star)], scale)
         out += _exit_claims(per_seed[(per_seed["p_star"] == p_star) & (per_seed["p"] >= p_star)], scale)
+    out += _p_star_claims(t, scale)
     ode_g = escape_slopes(t, "ode_g")
     sgd_rows = esc[esc["method"].isin(["sgd", "ode_matched"])]
     for (p_star, p), d in sorted(sgd_rows.groupby(["p_star", "p"])):
@@ -560,6 +563,63 @@ def _exit_claims(rows, scale) -> list[Claim]:
                 kind="derived",
                 source=DERIVED,
                 **ranges.power("escape.shift_size", scale),
+            )
+        )
+    return out
+
+
+def _p_star_claims(table, scale) -> list[Claim]:
+    """bocchi.time_scale/set_by_p_star read at the quote's level: at a fixed student width p, the exit rate
+    of ε_pl − ε (the inverse of the characteristic time scale) is larger for the simpler teacher, p*_lo over
+    p*_hi at least 1 + the margin, for consecutive p* of the grid (every p ≥ both, the ODE at the largest N).
+    The derived size (p*_hi/p*_lo: 8a* with a* = 1/p*) is the exit-rate claim's; a seed whose ε_pl − ε never
+    enters the window (no escape: training off) is left out, and with more than a fifth of them the claim
+    is inconclusive."""
+    rows = table[
+        (table["method"] == "ode") & (table["metric"] == "exit_rate") & (table["p"] >= table["p_star"])
+    ]
+    if rows.empty:
+        return []
+    N_top = int(rows["N"].max())
+    rows = rows[rows["N"] == N_top]
+    enough = N_top >= ranges.EXIT_MIN_N
+    note = (
+        ""
+        if enough
+        else f"; N = {number(N_top)} < {number(ranges.EXIT_MIN_N)}: the transient is in the window"
+    )
+    p_stars = sorted(int(v) for v in rows["p_star"].unique())
+    out = []
+    for lo, hi in itertools.pairwise(p_stars):
+        d = rows[rows["p_star"].isin([lo, hi]) & (rows["p"] >= hi)]
+        ok = d[d["status"] == "ok"]
+        widths = sorted(int(v) for v in ok["p"].unique())
+        ratio = lambda x, lo=lo, hi=hi: analysis.rate_ratio_across_p_star(x, lo, hi)
+        means = ok.groupby(["p_star", "p"])["value"].mean()
+        out.append(
+            Claim.at_least(
+                "quad_escape",
+                f"the time scale is set by p*: exit rate at p*={lo} over p*={hi}, minus 1, at fixed p ≥ {hi}",
+                ratio(ok),
+                ranges.rng("escape.time_scale_p_star", scale),
+                "seed-mean exit rate of ε_pl − ε (fit where ε_pl − ε ∈ "
+                f"[{ranges.EXIT_WINDOW[0]:g}, {ranges.EXIT_WINDOW[1]:g}]·ε_pl, N = {number(N_top)}) per p: "
+                + ", ".join(
+                    f"p={p}: {means.get((lo, p), np.nan):.3f}/{means.get((hi, p), np.nan):.3f}"
+                    for p in widths
+                )
+                + f"; mean ratio over p; derived p*_hi/p*_lo − 1 = {hi / lo - 1:.3g} (8a*) ({scale}){note}",
+                u=fit.seed_sd(ok, ratio),
+                how="seed bootstrap SD",
+                points=ok["seed"].nunique() if enough and widths else 0,
+                seeds=ok["seed"].nunique(),
+                min_points=3,
+                excluded=len(d) - len(ok),
+                excluded_why="no exit window (no escape by τ_max)",
+                of=len(d),
+                kind="paper",
+                source=PAPER["time_scale"],
+                **ranges.power("escape.time_scale_p_star", scale),
             )
         )
     return out

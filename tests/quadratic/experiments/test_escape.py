@@ -17,6 +17,7 @@ def test_quad_escape_quick(quick_table, claims_of):
     # escape vs the largest initial overlap and the F3 exit claims, one set per p*
     for prefix in ("ODE slope of τ_esc vs ln σ_max", "share of τ_esc's variance", "ODE exit rate"):
         assert sum(s.startswith(prefix) for s in statements) == 2, prefix
+    assert sum(s.startswith("the time scale is set by p*") for s in statements) == 1  # p* = 1 against 2
     kinds = {c.kind for c in claims}
     assert "" not in kinds and {"paper", "derived", "cross-check"} <= kinds
     # p = 1 < p* = 2 still escapes (its floor 1/3 is below eps_pl/2); every ODE escape time is finite
