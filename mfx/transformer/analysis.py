@@ -429,3 +429,25 @@ def gf_sampling(t: pd.DataFrame) -> fit.Fit:
     r = t[t["metric"] == "gf_pair"]
     g = r.groupby("H")["value"].agg(lambda v: float(np.sqrt(np.mean(np.square(v)))))
     return fit.power_law(g.index.to_numpy(float), g.to_numpy())
+
+
+def gf_curve_gap(t: pd.DataFrame) -> float:
+    """Whether the samplings of the two largest H (H < H') follow one curve: the gap between their mean trained
+    changes over its Monte Carlo error, r² = mean over the N·d components of (c̄_H − c̄_H')² / (s²_H/n + s²_H'/n),
+    with sampling 0 of each pair at H and sampling 1 at H' (different seeds: independent draws; the same seed at
+    two H reuses its random numbers).  One limit curve: the mean changes differ by the O(1/H) mean-field bias
+    only, below the O((nH)^(−1/2)) error at these n and H, so r² ≈ χ²_k/k (k ≤ N·d) ≈ 1; a flow whose speed
+    depends on H (a learning rate off by a power of H) puts the two means on different curves."""
+    r = t[t["metric"] == "gf_change"]
+    if r.empty or r["H"].nunique() < 2:
+        return float("nan")
+    H, H2 = sorted(r["H"].unique())[-2:]
+    side = lambda h, j: r[(r["H"] == h) & (r["sampling"] == j)].pivot_table(
+        index="seed", columns="component", values="value"
+    )
+    a, b = side(H, 0), side(H2, 1)
+    if len(a) < 2 or len(b) < 2:
+        return float("nan")
+    gap = a.mean() - b.mean()
+    error = a.var() / len(a) + b.var() / len(b)
+    return float(np.sqrt(np.mean(gap**2 / error)))

@@ -26,6 +26,8 @@ COLUMNS = {
     "sigma_z": "scale σ_z of the tilts z ~ N(0, σ_z² I) of the closed-form Gram",
     "block": "NTK block (full, V, Q, K, QK) or Gram of the clouds (gram_constants, gram_affine)",
     "pool": "bootstrap resample of the reference's pool (E1's spread of the depth and width exponents over pools)",
+    "sampling": "which run (0 or 1) of a pair of independent samplings of the initial law (transformer_adjoint)",
+    "component": "flattened (input, coordinate) index of an output ŷ_i ∈ R^d (transformer_adjoint's gf_change)",
     "draw": "independent draw of a discrete family, of the clouds of the closed-form NTK comparison, or of "
     "transformer_adjoint's problem (curves, clouds, targets)",
     "kind": "what the family should give: positive (independent modulo affine), negative (a control), "
@@ -104,5 +106,6 @@ METRICS = {
         "gf_err": "RMS over inputs of |ŷ_GD(T) − ŷ_flow(T)| (GD at η vs the flow by RK4 in t) over the distance travelled",
         "gf_pair": "RMS over inputs of the difference of two samplings' trained changes ŷ(T) − ŷ(0), over the RMS change at the largest H",
         "gf_loss_drop": "R(T)/R(0) of the worse run of a pair of the two-samplings series",
+        "gf_change": "one component of one run's trained change ŷ(T) − ŷ(0), two-samplings series, two largest H",
     },
 }

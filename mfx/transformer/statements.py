@@ -42,8 +42,9 @@ STATEMENTS: list[Statement] = [
         parts={
             "steps": "GD with lr η·L·H at η, η/2, η/4, … converges to one curve of the flow (an RK4 "
             "integration of it), at first order in η (the order is mfx's)",
-            "samplings": "two independent samplings of the initial parameter law follow curves that "
-            "approach each other as the number of heads grows (one limit curve; the rate −½ is mfx's)",
+            "samplings": "independent samplings of the initial parameter law follow one limit curve: at the two "
+            "largest H their mean trained changes differ by their Monte Carlo error only (mfx's reading), and two "
+            "samplings approach each other as H grows (the rate −½ is mfx's, a derived claim)",
         },
         untestable="uniqueness in the space of measures (no numerical test can exclude a second solution); "
         "the COT metric itself is not computed",

@@ -297,6 +297,16 @@ MUTATIONS = {
 }
 
 
+# The adjoint's own series shrunk (one draw, 2 seeds, H = P, 4P), at both scales
+ADJOINT_SHRUNK = ("model.draws=1", "model.seeds=2", "grids.quick.rs=[1,4]", "grids.paper.rs=[1,4]")
+# and the paper gradient-flow series (4 pairs, 3 steps η) where only the forward pass's rows are read
+WP_ONLY = (*ADJOINT_SHRUNK, "grids.paper.gf.pairs=4", "grids.paper.gf.etas=[0.2,0.1,0.05]")
+# and the forward pass's grid (2 × 2, 2 seeds) where only the gradient-flow series' rows are read
+GF_ONLY = (
+    *ADJOINT_SHRUNK,
+    *(f"grids.{sc}.wp.{k}" for sc in ("quick", "paper") for k in ("Hs=[16,64]", "Ls=[8,16]", "seeds=2")),
+)
+
 # The power table's entries (scripts/power.py): name → sized mistake over its sizes.
 POWER = {
     "transformer_kernel": Entry(
@@ -313,8 +323,9 @@ POWER = {
         lambda mp, s: residual_scale_scaled(mp, 1 + s),
         (0.01, 0.02, 0.05, 0.1),
     ),
-    # the joint-limit claim on the 3 × 3 grid L = 16, 8, 4, H = 64, 16, 4 (its diagonal ends at the full
-    # grid's (16, 64), with the same seeds), without the bootstrap pools (they feed the exponents' u only)
+    # the joint-limit claim on the 3 × 3 grid L = 16, 8, 4 (paper 32, 16, 8), H = 64, 16, 4 (its diagonal ends
+    # at the full grid's (16, 64), paper (32, 64), with the same seeds), without the bootstrap pools (they feed
+    # the exponents' u only)
     "transformer_limit_residual_L": Entry(
         "transformer_limit",
         "residual scale 1/(L^(1−s)·H) (the depth step partly missing): the network at L and the reference at "
@@ -325,31 +336,43 @@ POWER = {
             'grids.quick.L="16,8,4"',
             'grids.quick.H="64,16,4"',
             "grids.quick.boot_pools=0",
+            'grids.paper.L="32,16,8"',
+            'grids.paper.H="64,16,4"',
+            "grids.paper.boot_pools=0",
             "model.boot_width=0",
         ),
     ),
     # the well-posedness rows of transformer_adjoint with the adjoint's own series shrunk (they depend only
-    # on draw 0's clouds: tests/transformer/test_claims_can_fail.py FAST)
+    # on draw 0's clouds: tests/transformer/test_claims_can_fail.py FAST), and at paper the gradient-flow
+    # series too (other claims' rows: the forward pass's depend on neither)
     "transformer_wp_head_power": Entry(
         "transformer_adjoint",
         "residual scale 1/(L·H^(1−s)) (the head mean partly a sum): the velocity H^s too large",
         lambda mp, s: residual_scale_H_power(mp, s),
         (0.1, 0.25, 0.5),
-        ("model.draws=1", "model.seeds=2", "grids.quick.rs=[1,4]"),
+        WP_ONLY,
     ),
     "transformer_wp_depth_power": Entry(
         "transformer_adjoint",
         "residual scale 1/(L^(1−s)·H) (the depth step partly missing): the scheme integrates to depth L^s",
         lambda mp, s: residual_scale_L_power(mp, s),
         (0.05, 0.1, 0.25),
-        ("model.draws=1", "model.seeds=2", "grids.quick.rs=[1,4]"),
+        WP_ONLY,
     ),
     "transformer_gf_lr_H": Entry(
         "transformer_adjoint",
         "GD learning rate η·L·H^(1−s) (the head factor partly forgotten): each H's flow H^s too slow",
         lambda mp, s: learning_rate_H_power(mp, s),
         (0.05, 0.1, 0.25, 0.5, 1.0),
-        ("model.draws=1", "model.seeds=2", "grids.quick.rs=[1,4]"),
+        GF_ONLY,
+    ),
+    # the step-refinement rows of the gradient-flow series: the two samplings' pairs shrunk too
+    "transformer_gf_eta_power": Entry(
+        "transformer_adjoint",
+        "GD learning rate η·L·H·(η/η_0)^s (a step-size-dependent rate): GD at η runs to flow time T·(η/η_0)^s",
+        lambda mp, s: learning_rate_eta_power(mp, s),
+        (0.05, 0.1),
+        (*GF_ONLY, "grids.quick.gf.pairs=2", "grids.paper.gf.pairs=2"),
     ),
     "transformer_global_min_lr_H": Entry(
         "transformer_convergence",

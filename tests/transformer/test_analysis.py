@@ -230,3 +230,24 @@ def test_the_adjoint_depth_exponent_carries_the_next_euler_term():
     ks = analysis.adjoint_depth_exponents(t)
     np.testing.assert_allclose(ks.to_numpy(), [-1.0, -1.0, -0.5], atol=1e-6)
     assert fit.power_law(L, errs[0])["slope"] > -0.75  # the plain fit's bend
+
+
+def _changes(shift: float, pairs: int = 400, rng=None) -> pd.DataFrame:
+    """gf_change rows of two H whose runs scatter around means `shift` apart (the larger H's scatter halved)."""
+    rng = rng or np.random.default_rng(0)
+    rows = []
+    for H, sd, mean in ((64, 1.0, shift), (256, 0.5, 0.0)):
+        v = mean + sd * rng.standard_normal((pairs, 2, 6))
+        rows += [
+            {"metric": "gf_change", "H": H, "seed": k, "sampling": j, "component": c, "value": v[k, j, c]}
+            for k in range(pairs)
+            for j in range(2)
+            for c in range(6)
+        ]
+    return pd.DataFrame(rows)
+
+
+def test_the_curve_gap_is_one_on_one_curve_and_grows_with_a_gap_between_the_means():
+    # one law: r² ≈ χ²_6/6; means 0.2 apart against an error √(1.25/400) ≈ 0.056: r ≈ 3.7
+    assert 0.3 < analysis.gf_curve_gap(_changes(0.0)) < 1.8
+    assert analysis.gf_curve_gap(_changes(0.2)) > 3
