@@ -7,7 +7,9 @@ with its place) split into the parts that can be tested here.  Each family lists
 
 Status of a part, from the claims that serve it (one rule, `part_status`):
 - **reproduced**: it has a paper claim, every paper claim of it passes, and each of them resolves
-  its registered mistake at the target size (`Claim.detects` ≤ `Claim.detects_target`);
+  its registered mistake at the target size (`Claim.detects` ≤ `Claim.detects_target`), and no
+  other claim of it fails (a failing precondition, e.g. "the networks trained", means the paper
+  claims were read on runs that do not show what the part says: training off must not reproduce it);
 - **not reproduced**: a paper claim of it fails;
 - **in part**: it has claims, but only derived / identity / cross-check ones, or a paper claim that
   is inconclusive or whose resolution is unmeasured or coarser than the target;
@@ -39,7 +41,7 @@ TARGET = {"quick": 0.25, "paper": 0.10}
 RULE = (
     "A statement is reproduced when each of its parts has a paper claim and every paper claim of it "
     "passes and detects its registered mistake at the target size (≤ 25 % at quick, ≤ 10 % at paper, "
-    "or as the claim states); not reproduced when a paper claim of it fails; in part when a part rests "
+    "or as the claim states), and none of its other claims fails; not reproduced when a paper claim of it fails; in part when a part rests "
     "only on derived, identity or cross-check claims, on an inconclusive paper claim, or on one whose "
     "resolution is unmeasured or coarser than the target, or has no claim; not tested when no part "
     "has a claim."
@@ -110,8 +112,12 @@ def part_status(claims: list[dict]) -> str:
     paper = [c for c in claims if c.get("kind") == "paper"]
     if any(c.get("verdict") == "fail" for c in paper):
         return "not reproduced"
-    if paper and all(
-        c.get("verdict") == "pass" and resolved(c.get("detects"), c.get("detects_target")) for c in paper
+    if (
+        paper
+        and all(
+            c.get("verdict") == "pass" and resolved(c.get("detects"), c.get("detects_target")) for c in paper
+        )
+        and not any(c.get("verdict") == "fail" for c in claims)
     ):
         return "reproduced"
     return "in part"
