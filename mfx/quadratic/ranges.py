@@ -307,9 +307,9 @@ RANGES: dict[str, dict] = {
         "size s. Power quad_escape_teacher_sum, quick seed 0: 1.017, 0.696, 0.426, 0.199 ± ≤ 0.002 at s = 0, 0.25, "
         "0.5, 0.75 (pass), 0.008 ± 0.001 at 1 (fail): fails from 1, the whole p* dependence removed — a direction "
         "claim with a margin cannot see part of it (the derived size, 'escape.exit_rate', detects less). Training off "
-        "(the ODE's τ × 1e-9): no exit window, inconclusive (it cannot pass). Paper not measured (paper values "
-        "1.021 ± 0.001, 0.501 ± 0.0001 on /tmp/r5)",
-        "detects": {"quick": 1.0},
+        "(the ODE's τ × 1e-9): no exit window, inconclusive (it cannot pass). Paper (seed 0, --sizes 0.75,1): "
+        "1.021, 0.501 unmutated, 0.201, 0.108 at 0.75 (pass), 0.010, 0.001 ± ≤ 0.001 at 1 (fail): fails from 1",
+        "detects": {"quick": 1.0, "paper": 1.0},
     },
     "escape.prefactor_ratio": {
         "value": {"quick": 0.10, "paper": 0.10},
