@@ -66,8 +66,14 @@ def _resolution(c: dict) -> str:
     if not c.get("mistake"):
         return "—"
     d = statements.number(detects)
-    shown = "not measured" if math.isnan(d) else f"{d:g}"
-    return f"{_cell(c['mistake'])}: fails from {shown} (target ≤ {statements.number(target):g})"
+    shown = (
+        "fails from not measured"
+        if math.isnan(d)
+        else "fails at no size tried"
+        if math.isinf(d)
+        else f"fails from {d:g}"
+    )
+    return f"{_cell(c['mistake'])}: {shown} (target ≤ {statements.number(target):g})"
 
 
 def statements_md(claims: list[dict], claims_path: Path, command: str, scale: str = "quick") -> str:

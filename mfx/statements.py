@@ -207,11 +207,18 @@ def why_in_part(claims: list[dict]) -> str:
         return "a paper claim is inconclusive"
     coarse = [c for c in paper if not resolved(c.get("detects"), c.get("detects_target"))]
     unmeasured = [c for c in coarse if math.isnan(number(c.get("detects")))]
+    # detects = inf: measured over a size grid that never failed it (coarser than every size tried)
     sizes = sorted(
-        {f"from {number(c.get('detects')):g} (target ≤ {number(c.get('detects_target')):g})" for c in coarse}
-        - {f"from nan (target ≤ {number(c.get('detects_target')):g})" for c in unmeasured}
+        {
+            ("at no size tried" if math.isinf(d) else f"from {d:g}")
+            + f" (target ≤ {number(c.get('detects_target')):g})"
+            for c in coarse
+            if not math.isnan(d := number(c.get("detects")))
+        }
     )
     notes = [f"{len(unmeasured)} of {len(paper)} paper claims' resolution not measured"] if unmeasured else []
+    failing = sorted({str(c.get("kind")) for c in claims if c.get("verdict") == "fail"})
+    notes += [f"a {' and a '.join(failing)} claim of it fails"] if failing else []
     return "; ".join(notes + ([f"detects its mistake {', '.join(sizes)}"] if sizes else []))
 
 

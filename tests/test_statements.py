@@ -183,6 +183,12 @@ def test_a_part_in_part_for_its_resolution_says_how_many_are_unmeasured_and_what
     assert statements.why_in_part(claims) == (
         "1 of 2 paper claims' resolution not measured; detects its mistake from 0.2 (target ≤ 0.05)"
     )
+    # inf: a size grid was measured and no size failed it; a failing derived claim is named
+    claims = [claim("x.thm/depth", detects="inf"), claim("x.thm/depth", kind="derived", verdict="fail")]
+    assert statements.why_in_part(claims) == (
+        "a derived claim of it fails; detects its mistake at no size tried (target ≤ 0.25)"
+    )
+    assert statements.part_status(claims) == "in part"
 
 
 def _claims_file(path, rows):

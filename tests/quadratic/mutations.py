@@ -164,6 +164,13 @@ POWER = {
     "quad_escape_eta": Entry(
         "quad_escape", "SGD at (1 + s)·η, its τ axis assuming η", lambda mp, s: sgd_with(mp, eta_factor=1 + s)
     ),
+    # the SGD ln N slope's registered mistake (escape.sgd_slope): too small a step, e.g. the dropped 2 of d(λ²)/dλ
+    "quad_escape_eta_down": Entry(
+        "quad_escape",
+        "SGD at (1 − s)·η, its τ axis assuming η",
+        lambda mp, s: sgd_with(mp, eta_factor=1 - s),
+        sizes=(0.1, 0.25, 0.5),
+    ),
     # a level mistake (the plateau and the p < p* limit are minima of the risk over the norms, so a wrong
     # label scale moves them by O(s²)), and one that keeps SGD and the ODE off the zero-loss manifold
     "quad_curves_sgd_labels": Entry(
