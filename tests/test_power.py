@@ -34,3 +34,30 @@ def test_power_md_is_what_the_script_writes_from_power_csv():
     docs = Path(__file__).resolve().parents[1] / "docs"
     table = pd.read_csv(docs / "power.csv", dtype={"commit": str})
     assert (docs / "power.md").read_text(encoding="utf-8") == power.markdown(table), "docs/power.md is stale"
+
+
+def test_every_detects_the_kept_claims_report_is_backed_by_a_measured_power_row():
+    """A claim's `detects` (typed into its ranges entry) is the smallest size of its mistake the claim was
+    measured to fail: the power table must hold, for that claim at that scale, an entry that fails from that
+    size or below (an entry's `detects` may be the largest over the claims it serves; inf: rows measured, none
+    failing). A number typed without
+    its row, or a row rerun after the code changed so that the claim no longer fails there, fails here."""
+    import pandas as pd
+
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    table = pd.read_csv(docs / "power.csv", dtype={"commit": str})
+    fails_from: dict[tuple, list[float]] = {}
+    for (experiment, claim, scale), rows in table.groupby(["experiment", "claim", "scale"]):
+        for _, entry in rows.groupby("entry"):
+            size = power.smallest_failing(dict(zip(entry.s, entry.verdict)))
+            fails_from.setdefault((experiment, claim, scale), []).append(size)
+    unbacked = []
+    for scale in ("quick", "paper"):
+        claims = pd.read_csv(docs / f"claims-{scale}.csv")
+        for c in claims[(claims.kind == "paper") & claims.detects.notna()].itertuples():
+            rows = fails_from.get((c.experiment, c.claim, scale), [])
+            # inf: measured, and no size of the grid failed it
+            measured = rows if math.isinf(c.detects) else [s for s in rows if s <= c.detects]
+            if not measured:
+                unbacked.append(f"{scale} {c.experiment}: {c.claim} (detects {c.detects:g})")
+    assert unbacked == [], "detects without a power row that fails there:\n" + "\n".join(unbacked)
