@@ -56,14 +56,14 @@ RANGES: dict[str, dict] = {
     },
     "depth_r2": {
         "statement": "chizat.thm1/fit",
-        "mistake": "units of different layers correlated: u_l = √(1−s)·u_l + √s·u_0, v alike (size s, the "
-        "correlation; s = 1: units tied across layers, the expand bug).  Paper, seed 0: inconclusive at "
-        "0.2–0.3, fails at 0.5, inconclusive at 1 (R² 0.14 ± 0.15, but a fitted coefficient sits at its "
-        "bound 0 there, which makes the claim inconclusive by rule: the law is gone, not measured), so no "
-        "size fails with every larger one and paper has no detects.  The mean-field rate slip η·L·M·D·L^δ "
-        "(resnet_depth_rate_L, quick seed 0) is not seen sooner: passes to δ = 0.02, inconclusive at "
-        "0.05 (0.919 ± 0.027) and 0.1, fails at 0.2",
-        "detects": {"quick": 0.3},
+        "mistake": "the mean-field rate η·L·M·D off by L^δ (an exponent slip in L; size δ, an exponent shift; "
+        "docs/power.csv resnet_depth_rate_L, seed 0).  Quick: passes to δ = 0.02, inconclusive at 0.05 "
+        "(0.919 ± 0.027) and 0.1, fails at 0.2.  Paper: 0.984 ± 0.008 unshifted, fails from 0.05 "
+        "(0.613 ± 0.074; −2.9 at 0.1).  The layer correlation u_l = √(1−s)·u_l + √s·u_0 is registered on the "
+        "slopes; on R² it fails at 0.3 (quick) but at paper only at 0.5, inconclusive at 1 (a fitted "
+        "coefficient sits at its bound 0: the law is gone, not measured)",
+        "detects": {"quick": 0.2, "paper": 0.05},
+        "target": {"quick": 0.05, "paper": 0.05},
         "post_hoc": "1000..1009 (the M grid to 1024 after R² failed 2 of them; chosen on 2000..2005)",
         "value": {"quick": 0.9, "paper": 0.95},
         "reason": "'the measured errors agree with a/L + b/√(LM)' (summary §4); R² in log space; quick "

@@ -173,6 +173,7 @@ CASES = [
         sized(units_correlated_across_layers, 0.3),
         ["vs L at M = 1 at every trained GD step k", "trained companion", "R² (log space) of a/L + b/√(LM)"],
     ),
+    ("resnet_depth", rate_exponent_off("L", 0.2), ["R² (log space) of a/L + b/√(LM)"]),
     (
         "resnet_width",
         fanin_sqrt_M,
