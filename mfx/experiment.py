@@ -143,6 +143,8 @@ class Claim:
     and its place ("Chizat Thm 1: O(1/L + 1/√(LM))"), for a `derived` one where its derivation lives
     (module or note), for the others what is compared or why it holds.  `excluded` counts the rows
     (runs, seeds) the value leaves out, `excluded_why` says why, `of` is how many there were.
+    `untrained` = (runs that do not train, runs): a claim about trained dynamics fails when more than
+    MAX_EXCLUDED of its runs do not train (issue 36: training off must fail it).
     """
 
     experiment: str
@@ -203,6 +205,7 @@ class Claim:
         excluded_why="",
         of=0,
         exclusion_expected=False,
+        untrained=(0, 0),
         statement_id="",
         mistake="",
         detects=math.nan,
@@ -233,6 +236,11 @@ class Claim:
             if share > MAX_EXCLUDED and not exclusion_expected:
                 verdict = "inconclusive"
                 notes.append(f"more than {MAX_EXCLUDED:.0%} left out")
+        inert, runs = untrained
+        if inert > MAX_EXCLUDED * runs:
+            # a claim about trained dynamics read on runs that do not train is contradicted, not unmeasured
+            verdict = "fail"
+            notes.append(f"{inert} of {runs} runs do not train")
         return cls(
             experiment,
             statement,

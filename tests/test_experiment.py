@@ -76,6 +76,14 @@ def test_a_claim_that_left_out_many_rows_is_inconclusive_unless_that_is_its_pred
     assert many.verdict == "inconclusive" and meant.verdict == "pass"
 
 
+def test_a_claim_about_training_fails_when_its_runs_do_not_train():
+    kw = {"kind": "paper", "source": "s", "u": 0.01, "how": "fit SE"}
+    few = Claim.within("x", "s", 1.0, 1.0, 0.1, untrained=(4, 20), **kw)
+    inert = Claim.within("x", "s", float("nan"), 1.0, 0.1, excluded=20, of=20, untrained=(5, 20), **kw)
+    assert few.verdict == "pass"
+    assert inert.verdict == "fail" and "5 of 20 runs do not train" in inert.detail
+
+
 def test_numbers_are_written_as_a_reader_writes_them():
     assert [number(x) for x in (1e6, 3e4, 1e-3, 64, 0.25, 0, 2.5e-5)] == [
         "10⁶",

@@ -351,6 +351,16 @@ def phase_excluded(table):
     return int((t["status"] != "ok").sum()), len(t)
 
 
+def phase_untrained(table):
+    """(reps × (gamma, D) stable at every rate tried, all of them): a network that no rate up to
+    rate_start·RATE_RANGE destabilises does not respond to training (e.g. the rate × 0)."""
+    t = table[table["experiment"] == "resnet_phase"]
+    runs = t[t["metric"] == "lr_max"]
+    stable = t[t["metric"] == "stable"].groupby(["D", "gamma", "seed"])["value"].min()
+    lost = runs[runs["status"] != "ok"].set_index(["D", "gamma", "seed"]).index
+    return int((stable.reindex(lost) == 1).sum()), len(runs)
+
+
 def loss_drop(table, name):
     """(median over configurations of mean-over-reps loss_K / loss_0, number of configurations):
     how much the networks of experiment `name` learned (metric `loss` at steps 0 and K)."""

@@ -318,3 +318,15 @@ def test_claim_fails_under_the_mistake(name, mistake, statements, run_experiment
     for s in statements:
         (claim,) = [c for c in claims if s in c.statement]
         assert claim.verdict == "fail", f"{mistake.__name__}: {claim.statement}: {claim.measured} ± {claim.u}"
+
+
+@pytest.mark.slow
+def test_the_phase_claims_fail_when_the_networks_do_not_train(run_experiment, monkeypatch):
+    """The rate × 0: every rate is stable, so no run has a stability edge (recorded as data, status
+    no_stable_rate) and the paper claims, about the trained phase diagram, fail rather than go
+    inconclusive (analysis.phase_untrained)."""
+    training_zero(monkeypatch)
+    table = run_experiment("resnet_phase", "scale=quick")
+    assert (table.loc[table["metric"] == "lr_max", "status"] == "no_stable_rate").all()
+    claims = [c for c in registry.get("resnet_phase").claims(table) if c.kind == "paper"]
+    assert len(claims) == 3 and all(c.verdict == "fail" for c in claims), [c.detail for c in claims]

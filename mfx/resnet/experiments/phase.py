@@ -175,6 +175,7 @@ def claims_phase(table):
     }
     excluded, of = analysis.phase_excluded(table)
     kw_ex = {"excluded": excluded, "excluded_why": "no stable rate found", "of": of}
+    kw_trained = {"untrained": analysis.phase_untrained(table)}  # the paper claims are about training
     critical, lazy, sub = (ranges.RANGES["phase_windows"][k] for k in ("critical", "lazy_min", "sub_max"))
 
     def worst(s, metric, select):
@@ -213,6 +214,7 @@ def claims_phase(table):
             **power["phase_gamma_star"],
             **kw,
             **kw_ex,
+            **kw_trained,
         ),
         Claim.within(
             "resnet_phase",
@@ -244,6 +246,7 @@ def claims_phase(table):
             **power["phase_update_lazy"],
             **kw,
             **kw_ex,
+            **kw_trained,
         ),
         Claim.at_most(
             "resnet_phase",
@@ -257,6 +260,7 @@ def claims_phase(table):
             **power["phase_diversity_sub"],
             **kw,
             **kw_ex,
+            **kw_trained,
         ),
     ]
 
