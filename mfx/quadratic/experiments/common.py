@@ -211,3 +211,22 @@ def _check_model(cfg, N_values=None):
 
 def _scale(table) -> str:
     return str(table["scale"].iloc[0]) if "scale" in table and len(table) else "quick"
+
+
+Z95 = 1.959963984540054  # two-sided 95 % normal quantile of the Wilson interval
+
+
+def agreement(agree) -> dict:
+    """`u` and `how` of an exact reading taken on every seed (an integer count, a share of Hessian
+    directions): `agree` [seeds] is True where the seed reads the derived value.  The seeds are random draws,
+    so the reading's uncertainty is that of the share of draws that would read another value: the Wilson
+    interval of k agreeing among n, its half-width over z as u (z/(2(n + z²)) when all agree: 0.2 at n = 1,
+    0.08 at 8).  u < ¼ at every n, so a count claim bounded at ½ (an integer: ≤ ½ ⇔ = 0) still fails on one
+    seed that misses by 1, as with u = 0."""
+    agree = np.asarray(agree, dtype=bool)
+    n, k = agree.size, int(agree.sum())
+    if n == 0:
+        return {"u": float("nan"), "how": "no seed"}
+    u = np.sqrt(k * (n - k) / n + Z95**2 / 4) / (n + Z95**2)
+    low = (k + Z95**2 / 2) / (n + Z95**2) - Z95 * u
+    return {"u": float(u), "how": f"{k}/{n} seeds agree (Wilson 95 %: share ≥ {low:.2f})"}

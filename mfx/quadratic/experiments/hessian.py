@@ -31,6 +31,7 @@ from mfx.quadratic.experiments.common import (
     _setup,
     _sgd,
     _sgd_memory,
+    agreement,
 )
 from mfx.quadratic.experiments.norms import fixed_point
 from mfx.quadratic.ranges import PLATEAU_READ, power, rng
@@ -56,6 +57,17 @@ PAPER_SADDLE = (
     "Eigenwert' — read at the plateau the ODE and SGD reach (½ of each run's own escape time), with the "
     "margin λ_min ≤ −½·4aa* (ours; the exact plateau has −4aa*, science §6.1)"
 )
+PAPER_ISOLATED = (
+    "Bocchi et al. (summary §3B): 'Im Gegensatz zu p* = 1 (wo isolierte Lösungen existieren) …' — read at "
+    "p = p* = 1 (no rotation: p = 1; no surplus: p = p*) as: the minimum training reaches is strict, no "
+    "eigenvalue in or below the zero band (§3D's marginal minima have zero modes from the rotations or the "
+    "surplus, neither exists here)"
+)
+EXTRA_NONE = (
+    "derivation: hessian.overparameterisation_count (p − p*)(N − p*) at p = p*, i.e. 0 — the value of the "
+    "count the p > p* paper claims test, where the summary's 'extra directions from overparameterisation' "
+    "have their size; at p = p* no sized realistic mistake moves it for good (ranges 'hessian.reached_extra_none')"
+)
 NO_GENERATOR = (
     "identity at p = 1: hessian.zero_mode_split counts rotation zero modes among the generators K·V with K "
     "antisymmetric p × p, and for p = 1 K = 0, so the count is 0 whatever the state (no mistake can fail it)"
@@ -72,7 +84,8 @@ def run_hessian(cfg):
     s = model.solution_scale(a, a_star)
     q_bar, _ = model.plateau(m.p, T, a, a_star)
     coords = {"p": m.p, "p_star": m.p_star, "N": m.N}
-    rho0, Q0 = _idealised(m, m.N, _seeds(cfg, 1))
+    # the ODE from each SGD seed's ρ0 draw: its reached minima are read on as many draws as SGD's
+    rho0, Q0 = _idealised(m, m.N, _seeds(cfg, m.sgd_seeds))
     tau = np.concatenate([[0.0], np.geomspace(1e-2, m.tau_max, m.n_times)])
     rho, Q = _ode(m, rho0, Q0, T, a, a_star, tau, 0.0)
     states = {"plateau": (np.zeros((m.p, m.p_star)), q_bar * np.eye(m.p), hessian.plateau_spectrum)}
@@ -100,7 +113,7 @@ def run_hessian(cfg):
         risk = float(model.risk(rho[k, 0], Q[k, 0], T, a, a_star))
         rows.append(dict(at, source="ode", metric="eps", value=risk))
     if m.p >= m.p_star:
-        rows += _reached_minima(cfg, rho[-1, :1], Q[-1, :1], T, a, a_star)
+        rows += _reached_minima(cfg, rho[-1], Q[-1], T, a, a_star)
     rows += _reached_plateau(cfg, T, a, a_star)
     return rows
 
@@ -174,15 +187,16 @@ def _reached_plateau(cfg, T, a, a_star):
 
 
 def _reached_minima(cfg, rho_ode, Q_ode, T, a, a_star):
-    """Zero-mode split of the Hessian at the end states of the gradient-flow ODE (embedded at N) and of
-    one-pass SGD (the overlap chain at sgd_N, its own students (model.init), g = sgd_g, horizon sgd_tau_max)."""
+    """Zero-mode split of the Hessian at the end states of the gradient-flow ODE (embedded at N; rho_ode
+    [S, p, p*], one per seed) and of one-pass SGD (the overlap chain at sgd_N, its own students (model.init),
+    g = sgd_g, horizon sgd_tau_max)."""
     m = cfg.model
     band, cos_min = rng("hessian_zero_band"), rng("hessian_tangent_cos")
     seeds = _seeds(cfg, m.sgd_seeds)
     eta = m.sgd_g / a
     steps = [0, round(m.sgd_N * m.sgd_tau_max / m.sgd_g)]
     out, _, _, T_sgd = _sgd(m, m.sgd_N, seeds, a, a_star, eta, steps)
-    ends = [("ode", 0, m.N, rho_ode[0], Q_ode[0], T)]
+    ends = [("ode", s, m.N, rho_ode[k], Q_ode[k], T) for k, s in enumerate(seeds)]
     ends += [("sgd", s, m.sgd_N, out["rho"][-1, k], out["Q"][-1, k], T_sgd[k]) for k, s in enumerate(seeds)]
     rows = []
     for method, seed, N, r, q, t in ends:
@@ -320,6 +334,8 @@ def _claims_mid_plateau(table, scale):
         level = float(wide["level"].iloc[0]) if len(wide) else float("nan")
         median = lambda y: float(y["lambda_min"].median())
         miss = lambda y, k=p * p_star: float((y["n_negative"] - k).abs().max())
+        # a reading that every seed takes exactly (a count, a share of directions): u from the agreement
+        same = lambda col, want, w=wide: agreement(w[col] == want) if len(w) else {"u": float("nan")}
         common = {
             "how": "seed bootstrap SD",
             "points": 1,
@@ -350,6 +366,12 @@ def _claims_mid_plateau(table, scale):
         )
         if method == "ode":
             fewest = lambda y: float(y["zero_share"].min())
+            # the seeds' counts agree (the bulk is N-wide): u from that agreement, else their bootstrap
+            spread = (
+                same("zero_share", fewest(wide))
+                if len(wide) and wide["zero_share"].nunique() == 1
+                else {"u": fit.seed_sd(wide, fewest)}
+            )
             out.append(
                 Claim.at_least(
                     "quad_hessian",
@@ -359,12 +381,11 @@ def _claims_mid_plateau(table, scale):
                     rng("hessian.plateau_flat"),
                     f"smallest seed; |λ| ≤ band·4aa* among all p·N = {p * N} directions (derived share "
                     f"[p(p−1)/2 + p(N − p − p*)]/(pN) = {(p * (p - 1) // 2 + p * (N - p - p_star)) / (p * N):.4f}); "
-                    f"{at} ({scale})",
-                    u=fit.seed_sd(wide, fewest),
+                    f"{at} ({scale}); u: a fresh seed's share could lie anywhere in [0, 1]",
                     kind="paper",
                     source=PAPER_FLAT,
                     **power("hessian.plateau_flat", scale, also=("hessian_zero_band",)),
-                    **common,
+                    **dict(common, **spread),
                 )
             )
         out.append(
@@ -391,11 +412,10 @@ def _claims_mid_plateau(table, scale):
                 miss(wide) if len(wide) else float("nan"),
                 rng("hessian.saddle_count"),
                 f"max over seeds of |count of λ < −band·4aa* − {p * p_star}|; {at} ({scale})",
-                u=fit.seed_sd(wide, miss),
                 kind="derived",
                 source="derivation: science §6.1 (all p·p* teacher directions of ρ unstable at the plateau)",
                 **power("hessian.saddle_count", scale),
-                **common,
+                **dict(common, **same("n_negative", p * p_star)),
             )
         )
     return out
@@ -404,7 +424,9 @@ def _claims_mid_plateau(table, scale):
 def _claims_reached(table, scale):
     """Per (p ≥ p*, p*, ODE | SGD), over the seeds' end states: the rotation zero modes number the orbit's
     dimension, the other zero modes the overparameterisation count, and no eigenvalue lies below the zero
-    band (exact integer counts: u = 0; a diverged seed is left out and counted)."""
+    band — at p = p* = 1, the isolated solution, none in it either (bocchi.manifold/isolated).  Integer counts
+    read exactly on every seed, bounded at ½; u from the seeds' agreement (analysis.agreement); a diverged
+    seed is left out and counted."""
     band = rng("hessian_zero_band")
     d = table[table["state"] == "reached"] if "state" in table else table.iloc[:0]
     out = []
@@ -419,8 +441,6 @@ def _claims_reached(table, scale):
         want_tan = hessian.tangent_dimension(p, p_star)
         want_extra = hessian.overparameterisation_count(p, p_star, N)
         common = {
-            "u": 0.0,
-            "how": "exact",
             "points": 1,
             "seeds": len(wide),
             "kind": "paper",
@@ -434,6 +454,9 @@ def _claims_reached(table, scale):
         def worst(col, want, wide=wide):
             return float((wide[col] - want).abs().max()) if len(wide) else float("nan")
 
+        def agree(col, want, wide=wide):
+            return agreement(wide[col] == want)
+
         eps = f"ε_end ≤ {wide['eps'].max():.2g}" if len(wide) else "no end state"
         # at p = 1 there is no rotation generator (K antisymmetric 1 × 1 is 0): the count is 0 by construction
         trivial = p == 1
@@ -442,26 +465,33 @@ def _claims_reached(table, scale):
                 "quad_hessian",
                 f"rotation zero modes at the minimum {who} reaches, p={p}, p*={p_star}",
                 worst("n_tangent", want_tan),
-                0,
+                rng("hessian.reached_rotations"),
                 f"max over seeds of |count − {want_tan}| (p·p* − p*(p*+1)/2, the rotation orbit's "
                 f"dimension{'; p = 1: no generator, 0 by construction' if trivial else ''}); {eps} ({scale})",
-                **dict(common, kind="identity", source=NO_GENERATOR) if trivial else common,
+                **(
+                    dict(common, kind="identity", source=NO_GENERATOR, how="exact")
+                    if trivial
+                    else dict(common, **agree("n_tangent", want_tan))
+                ),
                 **power("hessian.reached_rotations", scale, also=ph),
             )
         )
+        # at p = p* the count's derived value 0 has no sized mistake (ranges 'hessian.reached_extra_none')
+        extra = "hessian.reached_extra" if p > p_star else "hessian.reached_extra_none"
         out.append(
             Claim.at_most(
                 "quad_hessian",
                 f"overparameterisation zero modes at the minimum {who} reaches, p={p}, p*={p_star}",
                 worst("n_extra", want_extra),
-                0,
+                rng(extra),
                 f"max over seeds of |count − {want_extra}| ((p − p*)(N − p*), N = {number(N)}); largest |λ| counted "
                 f"zero {wide['zero_max'].max():.2g}, smallest positive {wide['positive_min'].min():.3g} "
                 f"(units of 4aa*, zero band {band:g}) ({scale})",
-                **common,
-                **power(
-                    "hessian.reached_extra" if p > p_star else "hessian.reached_extra_none", scale, also=ph
+                **(
+                    dict(common, **agree("n_extra", want_extra))
+                    | ({} if p > p_star else {"kind": "derived", "source": EXTRA_NONE})
                 ),
+                **power(extra, scale, also=ph),
             )
         )
         if p > 1:
@@ -475,19 +505,37 @@ def _claims_reached(table, scale):
                     f"fewest rotation zero modes over seeds (the solutions' manifold is the rotation orbit; "
                     f"p > 1, {'even at p = p*' if p == p_star else 'p* = 1 included' if p_star == 1 else 'p > p*'}); "
                     f"{eps} ({scale})",
-                    **dict(common, source=PAPER_MANIFOLD),
+                    **dict(common, source=PAPER_MANIFOLD, **agreement(wide["n_tangent"] >= 1)),
                     **power("hessian.reached_dimension", scale, also=ph),
                 )
             )
+        lam = f"λ_min = {wide['lambda_min'].min():.2g}·4aa*, {eps}"
+        if p == p_star == 1:
+            # the isolated solution ±s w*: a strict minimum, not a marginal one (no rotation, no surplus)
+            flat_or_below = wide["n_negative"] + wide["n_zero"]
+            out.append(
+                Claim.at_most(
+                    "quad_hessian",
+                    f"the minimum {who} reaches is isolated: eigenvalues in or below the zero band, p={p}, "
+                    f"p*={p_star}",
+                    float(flat_or_below.max()) if len(wide) else float("nan"),
+                    rng("hessian.reached_isolated"),
+                    f"max over seeds of the count of λ ≤ {band:g}·4aa* (derived λ_min = 4aa* at ±s w*); {lam} "
+                    f"({scale})",
+                    **dict(common, source=PAPER_ISOLATED, **agreement(flat_or_below == 0)),
+                    **power("hessian.reached_isolated", scale, also=ph),
+                )
+            )
+            continue
         out.append(
             Claim.at_most(
                 "quad_hessian",
                 f"eigenvalues below the zero band at the minimum {who} reaches, p={p}, p*={p_star}",
                 float(wide["n_negative"].max()) if len(wide) else float("nan"),
-                0,
-                f"count of λ < −{band:g}·4aa*; λ_min = {wide['lambda_min'].min():.2g}·4aa*, {eps} (an end "
-                f"state off the manifold by O(√ε) has λ_min = O(ε), beyond round-off) ({scale})",
-                **common,
+                rng("hessian.reached_marginal"),
+                f"count of λ < −{band:g}·4aa*; {lam} (an end state off the manifold by O(√ε) has λ_min = "
+                f"O(ε), beyond round-off) ({scale})",
+                **dict(common, **agree("n_negative", 0)),
                 **power("hessian.reached_marginal", scale, also=ph),
             )
         )
