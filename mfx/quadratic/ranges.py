@@ -499,6 +499,17 @@ RANGES: dict[str, dict] = {
         # 'hessian.reached_isolated'
         "detects": {"quick": 0.05, "paper": 0.05},
     },
+    "hessian.reached_eps": {
+        "value": 1e-3,
+        "why": "the marginal count is read at a minimum: a seed whose end state has ε_end > 1e-3·ε_pl counts as a "
+        "miss. Expected ε_end: the gradient-flow tail (p − p*)/(64τ²) of the gap at τ = 100 (≤ 1.1e-5 of ε_pl "
+        "at p ≤ 8), SGD at g = 0.05 alike (paper seed 0: ε_end ≤ 4.7e-6, ≤ 1e-5 of ε_pl); 1e-3 is ≥ 100× that "
+        "and 1000× below an untrained or plateau state (≈ ε_pl). Needed at p = p*, where the untrained state "
+        "Q0 = σ0² I has no negative eigenvalue (teacher directions at (p*/p − 1)·4aa* = 0): training off "
+        "passed the count there (quick seed 0, (2, 2))",
+        "post_hoc": "0 (the gate added after training off passed the p = p* count at quick seed 0; ε_end of paper "
+        "seed 0 seen)",
+    },
     "hessian.reached_isolated": {
         "value": 0.5,
         "why": "max over seeds of the count of λ ≤ band·4aa* (in or below the zero band) at the minimum training "

@@ -144,6 +144,28 @@ def test_hessian_isolated_minimum_fails_when_training_fits_the_teacher_scale_65_
     _all_fail("quad_hessian", table, "the minimum ", lambda s: "is isolated" in s)
 
 
+@pytest.mark.slow
+def test_hessian_minimum_claims_fail_with_training_switched_off(run_experiment, monkeypatch):
+    """Mistake: SGD at η × 1e-9 and the ODE over τ × 1e-9 (training off): the 'reached minimum' is the initial
+    state ρ ≈ 0, Q0 = σ0² I, no critical point: the rotations are not flat (no rotation zero mode, so 'positive
+    dimension' fails too), the teacher directions sit at (p*/p − 1)·4aa* (< 0 at p > p*; 0 at p = p*, where
+    ε_end ≈ ε_pl fails the minimum gate 'hessian.reached_eps'), and at p = p* = 1 the flat teacher direction
+    fails 'isolated'."""
+    sgd_with(monkeypatch, eta_factor=1e-9, which=("overlap",))
+    original = ode.solve
+    monkeypatch.setattr(
+        ode,
+        "solve",
+        lambda rho0, Q0, T, a, a_star, tau, **kw: original(
+            rho0, Q0, T, a, a_star, np.asarray(tau) * 1e-9, **kw
+        ),
+    )
+    table = run_experiment("quad_hessian", "scale=quick", "model.p=1,2", "model.sgd_seeds=1")  # p* = 1, 2
+    for claim in ("eigenvalues below the zero band", "rotation zero modes"):
+        _all_fail("quad_hessian", table, claim, lambda s: "p=1, p*=1" not in s)
+    _all_fail("quad_hessian", table, "the minimum ", lambda s: "positive dimension" in s or "isolated" in s)
+
+
 def test_hessian_saddle_claims_fail_when_the_hessian_takes_three_quarters_of_the_teacher_term(
     run_experiment, monkeypatch
 ):
