@@ -319,7 +319,9 @@ RANGES: dict[str, dict] = {
         "size s. Power quad_escape_teacher_sum, quick seed 0: 1.017, 0.696, 0.426, 0.199 ± ≤ 0.002 at s = 0, 0.25, "
         "0.5, 0.75 (pass), 0.008 ± 0.001 at 1 (fail): fails from 1, the whole p* dependence removed — a direction "
         "claim with a margin cannot see part of it (the derived size, 'escape.exit_rate', detects less). Training off "
-        "(the ODE's τ × 1e-9): no exit window, inconclusive (it cannot pass). Paper (seed 0, --sizes 0.75,1): "
+        "(the ODE's τ × 1e-9): no run escapes by τ_max, so none has an exit window and each counts as a run that did "
+        "not train (Claim untrained): fails (can-fail tests; it read inconclusive while such runs were only left "
+        "out). Paper (seed 0, --sizes 0.75,1): "
         "1.021, 0.501 unmutated, 0.201, 0.108 at 0.75 (pass), 0.010, 0.001 ± ≤ 0.001 at 1 (fail): fails from 1",
         "detects": {"quick": 1.0, "paper": 1.0},
     },
@@ -535,7 +537,10 @@ RANGES: dict[str, dict] = {
         "0.25 at p* = 2, 0.3 for SGD and 0.4 for the ODE at p* = 1 (its λ_min ≈ −0.96 is 0.46 from the "
         "margin): not at the target — an existence claim with a margin fixed before data, and a saddle is "
         "robust: training mistakes (the teacher scale in training, either sign, to 0.3) never fail it. "
-        "Training off (SGD at η·1e-9) fails it at p < 2p* (the state stays at Q0 = σ0² I, λ/(4aa*) = p*/p − 1)",
+        "Training off (SGD at η·1e-9) fails it: no seed escapes, and a seed that never escapes by the horizon "
+        "counts as no saddle (λ_min ≥ 0; its state stays at Q0 = σ0² I, where λ/(4aa*) = p*/p − 1 is itself "
+        "below the margin at p ≥ 2p*, which passed before that rule)",
+        "post_hoc": "0 (quick: the no-escape rule added after training off passed p ≥ 2p*)",
         # power quad_hessian_hessian_teacher, paper seed 0 (s = 0.3, 0.4): 30 of 36 claims fail from 0.3, the ODE's
         # at p* = 1 from 0.4 (−0.49 to −0.53 at 0.3, against the margin −½)
         "detects": {"quick": 0.4, "paper": 0.4},
