@@ -825,8 +825,9 @@ def test_time_scale_set_by_p_star_fails_with_a_sum_teacher(run_experiment, monke
 
 @pytest.mark.slow
 def test_time_scale_set_by_p_star_fails_with_training_off(run_experiment, monkeypatch):
-    """Training off (the ODE's time axis × 1e-9): no seed escapes by τ_max, so none shows a time scale — each
-    counts rate 0 and the claim fails (−1; it read inconclusive while such seeds were left out)."""
+    """Training off (the ODE's time axis × 1e-9): no run escapes by τ_max, so none has an exit window, and
+    each counts as a run that did not train: the claim fails (it read inconclusive while they were only left
+    out)."""
     original = ode.solve
     monkeypatch.setattr(
         ode,
