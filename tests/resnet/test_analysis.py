@@ -187,6 +187,25 @@ def test_loss_drop_is_the_median_ratio_of_last_to_first_step():
     assert (ratio, n) == (pytest.approx(0.01), 3)  # _table: earlier steps hold 100 × the last
 
 
+def test_a_configuration_whose_loss_does_not_fall_by_1_percent_is_untrained():
+    rows = [
+        {
+            "experiment": "resnet_depth",
+            "metric": "loss",
+            "status": "ok",
+            "L": L,
+            "M": 1,
+            "D": 10,
+            "alpha": 1.0,
+        }
+        | {"seed": seed, "step": step, "value": first if step == 0 else last}
+        for L, first, last in ((2, 1.0, 0.4), (4, 1.0, 0.995), (8, 1.0, 1.0))
+        for seed in (0, 1)
+        for step in (0, 5)
+    ]
+    assert analysis.untrained(pd.DataFrame(rows), "resnet_depth") == (2, 3)
+
+
 def test_depth_fit_keeps_the_width_window_and_resolves_a():
     points = [
         {"L": L, "M": M, "L_ref": 64, "M_ref": 64, "value": 0.1 / L + 0.5 / np.sqrt(L * M)}

@@ -167,7 +167,17 @@ CASES = [
             "R² (log space) of a/L + b/√(LM)",
         ],
     ),
-    ("resnet_depth", training_zero, ["trained companion"]),
+    # every paper claim is about trained networks (analysis.untrained), the CLT-law ones included
+    (
+        "resnet_depth",
+        training_zero,
+        [
+            "trained companion",
+            "vs L at M = 1 (step K)",
+            "vs L at M = 1 at every trained GD step k",
+            "R² (log space) of a/L + b/√(LM)",
+        ],
+    ),
     (
         "resnet_depth",
         sized(units_correlated_across_layers, 0.3),
@@ -187,13 +197,26 @@ CASES = [
         ["vs M at the largest L (L·M", "vs M at the largest L at every trained GD step"],
     ),
     ("resnet_width", rate_exponent_off("M", 0.1), ["trained companion"]),
-    ("resnet_width", training_zero, ["trained companion", "1/L floor"]),
+    (
+        "resnet_width",
+        training_zero,
+        [
+            "trained companion",
+            "1/L floor",
+            "vs M at the largest L (L·M",
+            "vs M at the largest L at every trained GD step",
+        ],
+    ),
     (
         "resnet_dim",
         unit_std_one,
         ["slope of the h_L error vs D", "R² (log space) of b·√(D/(LM))", "off the read-out span"],
     ),
-    ("resnet_dim", training_zero, ["trained companion"]),
+    (
+        "resnet_dim",
+        training_zero,
+        ["trained companion", "slope of the h_L error vs D", "R² (log space) of b·√(D/(LM))"],
+    ),
     ("resnet_dim", sized(unit_std_exponent_off, 0.2), ["slope of the h_L error vs D"]),
     ("resnet_dim", sized(unit_std_exponent_off, 0.05), ["trained companion"]),
     ("resnet_lazy", v_init_over_alpha, ["slope of the local feature movement", "exponent q", "exponent r"]),

@@ -12,6 +12,7 @@ from mfx.resnet.analysis import (
     term_share,
     trained_steps,
     two_term_fit,
+    untrained,
     worst_step,
 )
 from mfx.resnet.experiments.common import (
@@ -56,6 +57,7 @@ def claims_depth(table):
     its bound 0 there), and training makes it (resnet_width's floor share grows 0 → 0.67 with k)."""
     scale = _scale(table)
     trained = trained_claim("resnet_depth", table, scale)
+    still = untrained(table, "resnet_depth")  # every paper claim here is about trained networks
     steps = table[table["step"].isin(k_steps(table)) & (table["metric"] == "err_f")]
     target = ranges.value("depth_slope_M1")
     ks = trained_steps(table)
@@ -86,6 +88,7 @@ def claims_depth(table):
             seeds=seeds,
             min_points=3,
             kind="paper",
+            untrained=still,
             source=f"{THM1}; {TIGHT}; {FIG2} (at M = 1 the 1/√(LM) term dominates: slope −1/2)",
             **power,
         ),
@@ -103,6 +106,7 @@ def claims_depth(table):
             seeds=seeds,
             min_points=3,
             kind="paper",
+            untrained=still,
             source=f"{THM1} ('after k GD steps': every trained k); {FIG2}",
             **ranges.power("depth_steps_M1", scale),
         ),
@@ -137,6 +141,7 @@ def claims_depth(table):
             seeds=seeds,
             min_points=3,
             kind="paper",
+            untrained=still,
             source=f"{THM1} ('nach k GD-Schritten'); {FIG2}: what training moved converges at M = 1 too "
             "(exactly 0 untrained: mfx/resnet/ranges.py depth_disp_slope_M1)",
             **ranges.power("depth_disp_slope_M1", scale),
@@ -155,6 +160,7 @@ def claims_depth(table):
             min_points=4,
             at_bound=both.at_bound,
             kind="paper",
+            untrained=still,
             source=f"{THM1}; {FIG2}",
             **ranges.power("depth_r2", scale),
         ),

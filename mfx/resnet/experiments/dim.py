@@ -7,7 +7,7 @@ import torch
 from mfx import runtime
 from mfx.experiment import Claim, Experiment, register
 from mfx.resnet import ranges
-from mfx.resnet.analysis import DIM_D_MAX_PER_M, dim_beyond, dim_fits, dim_one_term
+from mfx.resnet.analysis import DIM_D_MAX_PER_M, dim_beyond, dim_fits, dim_one_term, untrained
 from mfx.resnet.experiments.common import (
     _error_rows,
     _inputs,
@@ -106,6 +106,7 @@ def claims_dim(table):
     Uncertainties are seed-bootstrap SDs (the fit SEs of the RMS over reps ignore the rep noise)."""
     scale = _scale(table)
     trained = trained_claim("resnet_dim", table, scale, "chizat.thm3/trained")
+    still = untrained(table, "resnet_dim")  # every paper claim here is about trained networks
     table = last_step_rows(table)  # the claims read step K only: a 16× smaller table to bootstrap
     slope, both, err = dim_fits(table)
     moved, _, err_moved = dim_fits(table, "err_dh")
@@ -129,6 +130,7 @@ def claims_dim(table):
             seeds=seeds,
             min_points=3,
             kind="paper",
+            untrained=still,
             source=f"{THM3}; {TIGHT} (measured in embedding space, per coordinate of h_L)",
             **ranges.power("dim_slope", scale),
         ),
@@ -146,6 +148,7 @@ def claims_dim(table):
             seeds=seeds,
             min_points=3,
             kind="paper",
+            untrained=still,
             source=f"{THM3} (after k GD steps): what training moved errs like √(D/(LM)) too (exactly 0 "
             "untrained: mfx/resnet/ranges.py dim_disp_slope)",
             **ranges.power("dim_disp_slope", scale),
@@ -163,6 +166,7 @@ def claims_dim(table):
             min_points=4,
             at_bound=one.at_bound,
             kind="paper",
+            untrained=still,
             source=f"{THM3}; {FIG2}",
             **ranges.power("dim_r2", scale),
         ),

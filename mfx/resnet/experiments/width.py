@@ -9,6 +9,7 @@ from mfx.resnet.analysis import (
     k_steps,
     trained_steps,
     two_term_fit,
+    untrained,
     width_err,
     width_slope,
     worst_step,
@@ -42,6 +43,7 @@ def claims_width(table):
     Uncertainties are seed-bootstrap SDs (the fit SEs ignore the rep noise)."""
     scale = _scale(table)
     trained = trained_claim("resnet_width", table, scale)
+    still = untrained(table, "resnet_width")  # every paper claim here is about trained networks
     steps = table[table["step"].isin(k_steps(table)) & (table["metric"] == "err_f")]
     target = ranges.value("width_slope")
     ks = trained_steps(table)
@@ -71,6 +73,7 @@ def claims_width(table):
             seeds=seeds,
             min_points=3,
             kind="paper",
+            untrained=still,
             source=f"{THM1}; {TIGHT} (at the largest L the 1/√(LM) term dominates: slope −1/2 in M)",
             **power,
         ),
@@ -88,6 +91,7 @@ def claims_width(table):
             seeds=seeds,
             min_points=3,
             kind="paper",
+            untrained=still,
             source=f"{THM1} ('after k GD steps': every trained k); {TIGHT}",
             **power,
         ),
@@ -122,6 +126,7 @@ def claims_width(table):
             seeds=seeds,
             min_points=3,
             kind="paper",
+            untrained=still,
             source=f"{THM1} ('nach k GD-Schritten'): what training moved converges at 1/√(LM) (exactly 0 "
             "untrained: mfx/resnet/ranges.py width_disp_slope)",
             **ranges.power("width_disp_slope", scale),
@@ -141,6 +146,7 @@ def claims_width(table):
             # SD measures it), not an unmeasured value: only b at its bound makes it inconclusive
             at_bound=tuple(c for c in both.at_bound if c != "a") if both is not None else (),
             kind="paper",
+            untrained=still,
             source=f"{THM1}; {TIGHT}: the 1/L (depth discretisation) term is present; the 15 % share "
             "is ours (mfx/resnet/ranges.py)",
             **ranges.power("width_floor_share", scale),
