@@ -824,10 +824,10 @@ def test_time_scale_set_by_p_star_fails_with_a_sum_teacher(run_experiment, monke
 
 
 @pytest.mark.slow
-def test_time_scale_set_by_p_star_fails_with_training_off(run_experiment, monkeypatch):
-    """Training off (the ODE's time axis × 1e-9): no run escapes by τ_max, so none has an exit window, and
-    each counts as a run that did not train: the claim fails (it read inconclusive while they were only left
-    out)."""
+def test_escape_ode_paper_claims_fail_with_training_off(run_experiment, monkeypatch):
+    """Training off (the ODE's time axis × 1e-9): no run escapes by τ_max, so none has an escape time or an
+    exit window, and each counts as a run that did not train: the time scale set by p*, the acceleration and
+    the σ_max contrast fail (they read inconclusive, or had no claim, while such runs were only left out)."""
     original = ode.solve
     monkeypatch.setattr(
         ode,
@@ -836,8 +836,22 @@ def test_time_scale_set_by_p_star_fails_with_training_off(run_experiment, monkey
             rho0, Q0, T, a, a_star, np.asarray(tau) * 1e-9, **kw
         ),
     )
-    table = _escape(run_experiment, *P_STAR_PAIR)
+    pair_of_widths = ("model.p_star=1,2", "model.p=2,8", "model.ode_N=[1000,1000000]", "model.ode_seeds=8")
+    table = _escape(run_experiment, *pair_of_widths, *ODE_ONLY)
     _all_fail("quad_escape", table, "the time scale is set by p*")
+    _all_fail("quad_escape", table, "overparameterisation accelerates the escape")
+    _all_fail("quad_escape", table, "share of τ_esc's variance")
+
+
+@pytest.mark.slow
+def test_escape_sgd_paper_claims_fail_with_training_off(run_experiment, monkeypatch):
+    """Training off in the SGD (the chain at η × 1e-9, its τ axis assuming η): no SGD run escapes, so each
+    counts as a run that did not train and the SGD ln N slope and the SGD/ODE exit rate (paper) and escape
+    time (derived) fail, where they had nothing to read (inconclusive)."""
+    sgd_with(monkeypatch, eta_factor=1e-9, which=("overlap",))
+    table = _escape(run_experiment, "model.p=1,2", "model.full_N=0", "model.sgd_N=[1000,10000]")
+    for claim in ("SGD slope of τ_esc", "SGD/ODE exit rate", "SGD/ODE escape time"):
+        _all_fail("quad_escape", table, claim)
 
 
 def test_time_scale_set_by_p_star_fails_on_runs_that_never_escape():

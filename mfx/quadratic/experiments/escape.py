@@ -185,6 +185,15 @@ def _escape_rows(method, N, seeds, t_esc, coords):
     return df
 
 
+def _untrained(rows) -> tuple[int, int]:
+    """(runs that never escaped by τ_max, runs) among the tau_esc rows of `rows` (every status): a run that never
+    leaves the plateau did not train (τ_max = 12 is ≈ 2× the slowest escape at N = 1e6: 6.1 τ at p* = 3, paper
+    seed 0), so a claim about the escape fails beyond a fifth of them (Claim untrained) instead of reading the
+    rest or going inconclusive on an empty table (training off)."""
+    runs = rows[rows["metric"] == "tau_esc"]
+    return int((runs["status"] == "no_escape").sum()), len(runs)
+
+
 def validate_escape(cfg):
     ode_N = _int_list(cfg, "model.ode_N")
     sgd_N = _int_list(cfg, "model.sgd_N")
@@ -236,57 +245,19 @@ def claims_escape(table):
     esc = _ok(t, metric="tau_esc")
     ode = esc[esc["method"] == "ode"]
     per_seed = _ok(t, method="ode")
-    for p_star in sorted(ode["p_star"].unique()):
-        d = ode[(ode["p_star"] == p_star) & (ode["p"] >= p_star)]
-        if d.empty:
-            continue
-        n_p, n_N, n_seeds = d["p"].nunique(), int(d.groupby("p")["N"].nunique().min()), d["seed"].nunique()
-        theory = _theory(d)
-        slopes = escape_slopes(d, "ode")
-        detail = ", ".join(f"p={p}: {f.describe('slope')}" for (_, p), f in sorted(slopes.items()))
-        out.append(
-            Claim.within(
-                "quad_escape",
-                f"ODE slope of τ_esc vs ln N, p*={p_star} (mean over p ≥ p*)",
-                mean_slope(d),
-                theory["lnN_slope"],
-                tol("escape.ode_slope"),
-                f"{detail}; derived 1/(8a*) ({scale})",
-                relative=True,
-                u=fit.seed_sd(d, mean_slope),
-                how="seed bootstrap SD",
-                points=n_N,
-                seeds=n_seeds,
-                min_points=3,
-                kind="derived",
-                source=DERIVED,
-                **ranges.power("escape.ode_slope", scale),
-            )
-        )
-        out.append(
-            Claim.at_most(
-                "quad_escape",
-                f"spread of the slope over p, p*={p_star}",
-                slope_spread(d),
-                tol("escape.slope_spread"),
-                f"(max − min)/mean over p ∈ {sorted(int(v) for v in d['p'].unique())} ({scale})",
-                u=fit.seed_sd(d, slope_spread),
-                how="seed bootstrap SD",
-                points=n_N if n_p >= 2 else 0,  # slopes from ≥ 3 N each, of ≥ 2 widths p
-                seeds=n_seeds,
-                min_points=3,
-                kind="identity",
-                source=P_FREE_BY_ALGEBRA,
-                **ranges.power("escape.slope_spread", scale),
-            )
-        )
-        out += _sigma_claims(per_seed[(per_seed["p_star"] == p_star) & (per_seed["p"] >= p_star)], scale)
-        out += _exit_claims(per_seed[(per_seed["p_star"] == p_star) & (per_seed["p"] >= p_star)], scale)
+    # every p* the ODE ran (a p* whose runs never escaped still gets its escape claims: _untrained)
+    for p_star in sorted(t.loc[(t["method"] == "ode") & (t["metric"] == "tau_esc"), "p_star"].unique()):
+        out += _ln_n_claims(ode[(ode["p_star"] == p_star) & (ode["p"] >= p_star)], p_star, scale)
+        raw = t[(t["method"] == "ode") & (t["p_star"] == p_star) & (t["p"] >= p_star)]  # every status
+        out += _sigma_claims(per_seed[(per_seed["p_star"] == p_star) & (per_seed["p"] >= p_star)], scale, raw)
+        out += _exit_claims(per_seed[(per_seed["p_star"] == p_star) & (per_seed["p"] >= p_star)], scale, raw)
     out += _p_star_claims(t, scale)
     ode_g = escape_slopes(t, "ode_g")
     sgd_rows = esc[esc["method"].isin(["sgd", "ode_matched"])]
+    sgd_runs = t[t["method"] == "sgd"]  # every status
     for (p_star, p), d in sorted(sgd_rows.groupby(["p_star", "p"])):
         s = d[d["method"] == "sgd"]
+        untrained = _untrained(sgd_runs[(sgd_runs["p_star"] == p_star) & (sgd_runs["p"] == p)])
         n_N, n_seeds = s["N"].nunique(), s["seed"].nunique()
         ref = ode_g[(p_star, p)]["slope"] if (p_star, p) in ode_g else np.nan
         ratio = lambda x, ref=ref: mean_slope(x) / ref
@@ -304,6 +275,7 @@ def claims_escape(table):
                 points=n_N,
                 seeds=n_seeds,
                 min_points=3,
+                untrained=untrained,
                 kind="paper",
                 source=PAPER["ode_limit"],
                 **ranges.power("escape.sgd_slope", scale),
@@ -324,6 +296,7 @@ def claims_escape(table):
                 points=n_N,
                 seeds=n_seeds,
                 min_points=2,
+                untrained=untrained,
                 kind="derived",
                 source=FIRST_CROSSING,
                 **ranges.power("escape.tau_axis", scale),
@@ -353,6 +326,7 @@ def claims_escape(table):
                 excluded=len(d) - len(ok),
                 excluded_why="no exit window (fewer than 3 outputs in it)",
                 of=len(d),
+                untrained=_untrained(sgd_runs[(sgd_runs["p_star"] == p_star) & (sgd_runs["p"] == p)]),
                 kind="paper",
                 source=PAPER["ode_limit"],
                 **ranges.power("escape.exit_tau_axis", scale),
@@ -380,11 +354,62 @@ def claims_escape(table):
     return out
 
 
-def _sigma_claims(rows, scale) -> list[Claim]:
+def _ln_n_claims(d, p_star, scale) -> list[Claim]:
+    """The ODE's ln N slope of τ_esc (rows d: its escaped runs of one p*, p ≥ p*) against the derived
+    1/(8a*), and its spread over p."""
+    if d.empty:
+        return []
+    tol = lambda key: ranges.rng(key, scale)
+    out = []
+    n_p, n_N, n_seeds = d["p"].nunique(), int(d.groupby("p")["N"].nunique().min()), d["seed"].nunique()
+    theory = _theory(d)
+    slopes = escape_slopes(d, "ode")
+    detail = ", ".join(f"p={p}: {f.describe('slope')}" for (_, p), f in sorted(slopes.items()))
+    out.append(
+        Claim.within(
+            "quad_escape",
+            f"ODE slope of τ_esc vs ln N, p*={p_star} (mean over p ≥ p*)",
+            mean_slope(d),
+            theory["lnN_slope"],
+            tol("escape.ode_slope"),
+            f"{detail}; derived 1/(8a*) ({scale})",
+            relative=True,
+            u=fit.seed_sd(d, mean_slope),
+            how="seed bootstrap SD",
+            points=n_N,
+            seeds=n_seeds,
+            min_points=3,
+            kind="derived",
+            source=DERIVED,
+            **ranges.power("escape.ode_slope", scale),
+        )
+    )
+    out.append(
+        Claim.at_most(
+            "quad_escape",
+            f"spread of the slope over p, p*={p_star}",
+            slope_spread(d),
+            tol("escape.slope_spread"),
+            f"(max − min)/mean over p ∈ {sorted(int(v) for v in d['p'].unique())} ({scale})",
+            u=fit.seed_sd(d, slope_spread),
+            how="seed bootstrap SD",
+            points=n_N if n_p >= 2 else 0,  # slopes from ≥ 3 N each, of ≥ 2 widths p
+            seeds=n_seeds,
+            min_points=3,
+            kind="identity",
+            source=P_FREE_BY_ALGEBRA,
+            **ranges.power("escape.slope_spread", scale),
+        )
+    )
+    return out
+
+
+def _sigma_claims(rows, scale, raw) -> list[Claim]:
     """Escape vs the largest initial overlap (ODE, rows of one p*, p ≥ p*): the slope of τ_esc on
     ln σ_max(ρ0) against the derived −1/(4a*); and the paper's contrast "mainly by σ_max, not by p": the
     share of τ_esc's variance over seeds and p that σ_max explains with that slope exceeds the share p
-    explains beyond it (the residual shift per p in the detail)."""
+    explains beyond it (the residual shift per p in the detail); `raw`: the same ODE rows, every status
+    (_untrained)."""
     if rows.empty:
         return []
     p_star = int(rows["p_star"].iloc[0])
@@ -429,6 +454,7 @@ def _sigma_claims(rows, scale) -> list[Claim]:
             points=rows["p"].nunique(),
             seeds=n_seeds,
             min_points=2,
+            untrained=_untrained(raw),
             kind="paper",
             source=PAPER["sigma_max"],
             **ranges.power("escape.sigma_contrast", scale),
@@ -436,7 +462,7 @@ def _sigma_claims(rows, scale) -> list[Claim]:
     ]
 
 
-def _exit_claims(rows, scale) -> list[Claim]:
+def _exit_claims(rows, scale, raw) -> list[Claim]:
     """F3, the prefactor view (ODE at the largest N ≥ ranges.EXIT_MIN_N, rows of one p*, p ≥ p*): the exit
     rate of ε_pl − ε against the derived 8a*, its spread over p, and the prefactor per ||ρ0||² at p = 8
     over p = p* against the derived a q̄ ratio."""
@@ -537,6 +563,7 @@ def _exit_claims(rows, scale) -> list[Claim]:
                 points=n_seeds if enough else 0,
                 seeds=n_seeds,
                 min_points=3,
+                untrained=_untrained(raw[(raw["N"] == N_top) & raw["p"].isin([p_star, 8])]),
                 kind="paper",
                 source=PAPER["moderate"],
                 **ranges.power("escape.faster", scale),
@@ -573,15 +600,14 @@ def _p_star_claims(table, scale) -> list[Claim]:
     of ε_pl − ε (the inverse of the characteristic time scale) is larger for the simpler teacher, p*_lo over
     p*_hi at least 1 + the margin, for consecutive p* of the grid (every p ≥ both, the ODE at the largest N).
     The derived size (p*_hi/p*_lo: 8a* with a* = 1/p*) is the exit-rate claim's. A run (seed, p*, p) that
-    never escapes by τ_max has no exit window and is left out of the ratio, but it is a run that did not
-    train (τ_max = 12 is ≈ 2× the slowest escape at N = 1e6: 6.1 τ at p* = 3, paper seed 0): with more than
-    a fifth of them the claim fails (Claim untrained), so training off fails it instead of leaving nothing to read."""
+    never escapes by τ_max has no exit window and is left out of the ratio, but it is a run that did not train
+    (_untrained): training off fails the claim instead of leaving nothing to read."""
     ode = table[(table["method"] == "ode") & (table["p"] >= table["p_star"])]
     if ode[ode["metric"] == "exit_rate"].empty:
         return []
     N_top = int(ode.loc[ode["metric"] == "exit_rate", "N"].max())
     ode = ode[ode["N"] == N_top]
-    rows, esc = ode[ode["metric"] == "exit_rate"], ode[ode["metric"] == "tau_esc"]
+    rows = ode[ode["metric"] == "exit_rate"]
     enough = N_top >= ranges.EXIT_MIN_N
     note = (
         ""
@@ -593,8 +619,7 @@ def _p_star_claims(table, scale) -> list[Claim]:
     for lo, hi in itertools.pairwise(p_stars):
         d = rows[rows["p_star"].isin([lo, hi]) & (rows["p"] >= hi)]
         ok = d[d["status"] == "ok"]
-        runs = esc[esc["p_star"].isin([lo, hi]) & (esc["p"] >= hi)]
-        never = int((runs["status"] == "no_escape").sum())
+        never, runs = _untrained(ode[ode["p_star"].isin([lo, hi]) & (ode["p"] >= hi)])
         widths = sorted(int(v) for v in ok["p"].unique())
         ratio = lambda x, lo=lo, hi=hi: analysis.rate_ratio_across_p_star(x, lo, hi)
         means = ok.groupby(["p_star", "p"])["value"].mean()
@@ -610,7 +635,7 @@ def _p_star_claims(table, scale) -> list[Claim]:
                     f"p={p}: {means.get((lo, p), np.nan):.3f}/{means.get((hi, p), np.nan):.3f}"
                     for p in widths
                 )
-                + f"; mean ratio over p; {never} of {len(runs)} runs never escaped by τ_max; derived "
+                + f"; mean ratio over p; {never} of {runs} runs never escaped by τ_max; derived "
                 f"p*_hi/p*_lo − 1 = {hi / lo - 1:.3g} (8a*) ({scale}){note}",
                 u=fit.seed_sd(ok, ratio),
                 how="seed bootstrap SD",
@@ -620,7 +645,7 @@ def _p_star_claims(table, scale) -> list[Claim]:
                 excluded=len(d) - len(ok),
                 excluded_why="no exit window (no escape by τ_max: a run that did not train, or too few outputs in it)",
                 of=len(d),
-                untrained=(never, len(runs)),
+                untrained=(never, runs),
                 kind="paper",
                 source=PAPER["time_scale"],
                 **ranges.power("escape.time_scale_p_star", scale),
