@@ -255,10 +255,10 @@ RANGES: dict[str, dict] = {
         "mistake": "SGD steps at η·(1 + x) while its τ axis assumes η; size x",
         # with 'curves.transit' it carries bocchi.ode_limit/time's time axis (the first-crossing ratios cannot:
         # 'curves.tau_axis'). Power quad_escape_eta, quick seed 0: 1.065, 1.062 at η × 1.05, 1.126, 1.118 at 1.1,
-        # 1.262, 1.234 at 1.2 (p* = 1, 2): fails from 0.05. Paper from the can-fail test (1.128, 1.115, 1.115 ±
-        # 0.005–0.006 at 1.1): no paper power row yet (quad_escape at paper ≈ 430 CPU-s a size), so the paper
-        # size is not recorded (tests/test_power.py: a detects needs its row)
-        "detects": {"quick": 0.05},
+        # 1.262, 1.234 at 1.2 (p* = 1, 2): fails from 0.05. Paper seed 0 (quad_escape_eta --scale paper, sizes
+        # 0.1, 0.2; no cross-check): 1.004, 1.006, 1.004 unmutated (as the full paper run), 1.129, 1.116, 1.114 ±
+        # 0.005–0.007 at 1.1, 1.268, 1.234, 1.226 at 1.2 (p* = 1, 2, 3): fails from 0.1, the target
+        "detects": {"quick": 0.05, "paper": 0.1},
         "post_hoc": "0 (quick)",
     },
     "escape.xcheck": {
