@@ -47,6 +47,8 @@ replaced by a constant (the previous law) R² falls at quick scale from 0.98 to 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 from scipy.optimize import curve_fit
@@ -249,6 +251,41 @@ def block_agreement(table: pd.DataFrame, blocks, gram: str, positive: float, nul
     return out
 
 
+def wilson(k: int, n: int, z: float = 1.0) -> tuple[float, float]:
+    """Wilson score interval (low, high) at z standard errors of a share k/n of independent draws: a share of
+    random draws read with no spread of its own (k = 0 or k = n still has u > 0: [0, z²/(n + z²)] at k = 0)."""
+    if n <= 0:
+        return float("nan"), float("nan")
+    p, q = k / n, z * z / n
+    centre, half = (p + q / 2) / (1 + q), z * math.sqrt(p * (1 - p) / n + q / (4 * n)) / (1 + q)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def share_bound(n: int) -> float:
+    """The bound of a claim that no draw of n independent ones shows an event the statement excludes (almost
+    surely, or on every run): the share that 0 of n excludes at the verdict's 2 SE, the Wilson upper limit
+    4/(n + 4).  Read with u = the Wilson half-width at 1 SE, 0 of n passes (u = 1/(2(n + 1))); a share of the
+    draws above the bound fails.  One event in n small (n ≲ 50) still passes: the draws resolve a share, not one."""
+    return wilson(0, n, z=2.0)[1] if n > 0 else float("nan")
+
+
+def share_u(k: int, n: int) -> float:
+    """u of a share k/n of independent draws: the Wilson interval's half-width at 1 SE (not 0 at k = 0 or n)."""
+    low, high = wilson(k, n)
+    return (high - low) / 2
+
+
+def discrete_singular(table: pd.DataFrame, positive: float) -> tuple[int, int]:
+    """(k, n): of the n draws of the discrete family (a cloud of N i.i.d. samples: d, n atoms, draw), the k whose
+    Gram modulo affine functions is singular (λ_min/λ_max ≤ `positive`) at some tilt scale σ_z — one cloud's
+    Grams at the σ_z share its atoms, so the cloud is the independent draw."""
+    t = table[(table["experiment"] == "transformer_ntk") & (table["metric"] == "disc_ratio")]
+    if t.empty:
+        return 0, 0
+    worst = t.groupby(["d", "n", "draw"])["value"].min()
+    return int((~(worst > positive)).sum()), len(worst)
+
+
 def discrete_curves(table: pd.DataFrame, metric: str = "disc_lam_min") -> dict:
     """{σ_z: DataFrame indexed by n with the min, median and max over the draws of `metric`}."""
     t = table[(table["experiment"] == "transformer_ntk") & (table["metric"] == metric)]
@@ -437,7 +474,8 @@ def gf_curve_gap(t: pd.DataFrame) -> float:
     with sampling 0 of each pair at H and sampling 1 at H' (different seeds: independent draws; the same seed at
     two H reuses its random numbers).  One limit curve: the mean changes differ by the O(1/H) mean-field bias
     only, below the O((nH)^(−1/2)) error at these n and H, so r² ≈ χ²_k/k (k ≤ N·d) ≈ 1; a flow whose speed
-    depends on H (a learning rate off by a power of H) puts the two means on different curves."""
+    depends on H (a learning rate off by a power of H) puts the two means on different curves.  r is a ratio of
+    two changes, blind to how far they went (training off reads ≈ 1 too): the claim counts untrained runs."""
     r = t[t["metric"] == "gf_change"]
     if r.empty or r["H"].nunique() < 2:
         return float("nan")

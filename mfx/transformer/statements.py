@@ -92,8 +92,9 @@ STATEMENTS: list[Statement] = [
         parts={
             "global_min": "λ_min(K_0) > 0 and a small initial loss: the loss reaches a global minimum (≥ 8 "
             "decades by t_8, when the derived bound promises them; the reading is mfx's)",
-            "rate": "the decay is linear (exponential) at a rate set by the NTK: R(t) ≤ R(0)·exp(−λ_min(K_0)t/N) "
-            "and the late rate of the slowest mode (the constants are mfx's derivation)",
+            "rate": "the decay is linear (exponential): late in training log R falls at a constant rate (the paper "
+            "claim), at a rate set by the NTK: R(t) ≤ R(0)·exp(−λ_min(K_0)t/N) and the late rate of the slowest mode "
+            "(the constants are mfx's derivation)",
         },
         untestable="the size of 'sufficiently small' (the summary gives none); that a large loss breaks the rate "
         "is not stated — at targets ×30, with a step where GD follows the flow, the runs keep the derivation's "

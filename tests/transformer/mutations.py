@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import torch
 
+from mfx import runtime
 from mfx.transformer import adjoint, families, model, ntk
 from mfx.transformer.experiments import limit
 from tests.power_entry import Entry
@@ -163,6 +164,23 @@ def one_stream_per_member(mp):
     )
 
 
+def one_stream_per_member_in_a_share(mp, s: float):
+    """`one_stream_per_member` on a share s of the discrete family's draws (s = 1: every draw): a draw's N samples
+    are copies of one (its stream keyed without the member index, e.g. for the draws where a seed table wraps
+    round), so its Gram is exactly singular.  Which draws: a uniform read off a copy of the draw's own generator,
+    so a cloud and its Grams at every σ_z agree and the draws hit are a Bernoulli(s) share."""
+    clouds = families.clouds
+
+    def wrong(dist, params, n, d, generator, **kw):
+        if dist == "iid" and kw.get("base") == "discrete":
+            probe = torch.Generator().set_state(generator.get_state())
+            if float(torch.rand(1, generator=probe, dtype=torch.float64)) < s:
+                dist = "duplicates"
+        return clouds(dist, params, n, d, generator, **kw)
+
+    mp.setattr(families, "clouds", wrong)
+
+
 def adjoint_without_interaction(mp):
     """The adjoint of a ResNet (neural ODE) in place of the neural PDE's: only the query's sensitivity is
     carried back, the context tokens' adjoints (the interaction / Lions-derivative term) dropped."""
@@ -223,6 +241,36 @@ def learning_rate_L_power(mp, a: float):
     """GD learning rate η·L^(1−a)·H: the depth factor partly forgotten, each L's flow L^a too slow — the
     network at depth L and the reference at L_ref then run to different flow times, (L_ref/L)^a apart."""
     mp.setattr(model, "learning_rate", lambda eta, L, H: eta * L ** (1 - a) * H)
+
+
+def step_decaying(mp, s: float):
+    """The GD step decaying linearly over the run to (1 − s)·η·L·H at its last step (a learning-rate schedule
+    left on): GD no longer runs the flow at a constant speed, so the late rate of R falls along the run.
+    model.train computes its lr once and multiplies it into every update (`p -= lr * g`): the lr becomes a number
+    that reads the current step k of the "GD steps" loop (and its length K) from the loop's progress bar."""
+    progress, lr = runtime.progress, model.learning_rate
+    at = {"k": 0, "K": 1}
+
+    def counting(iterable=None, **kw):
+        if kw.get("desc") != "GD steps":
+            return progress(iterable, **kw)
+        at["K"] = max(len(iterable) - 1, 1)
+
+        def steps():
+            for k in progress(iterable, **kw):
+                at["k"] = k
+                yield k
+
+        return steps()
+
+    class Decaying(float):
+        def __mul__(self, g):
+            return float(self) * (1 - s * at["k"] / at["K"]) * g
+
+        __rmul__ = __mul__
+
+    mp.setattr(runtime, "progress", counting)
+    mp.setattr(model, "learning_rate", lambda eta, L, H: Decaying(lr(eta, L, H)))
 
 
 def heads_shared_across_layers(mp):
@@ -381,6 +429,13 @@ POWER = {
         (0.1, 0.15, 0.25, 0.5, 1.0),
         ("model.case=injective",),
     ),
+    "transformer_step_decay": Entry(
+        "transformer_convergence",
+        "the GD step decaying linearly over the run to (1 − s)·η·L·H (a learning-rate schedule left on)",
+        lambda mp, s: step_decaying(mp, s),
+        (0.05, 0.1, 0.25),
+        ("model.case=injective",),
+    ),
     # the block table on the test's sub-grid (tests/transformer/test_claims_can_fail.py)
     "transformer_block_query_key": Entry(
         "transformer_ntk",
@@ -388,6 +443,14 @@ POWER = {
         lambda mp, s: query_among_its_keys_weighted(mp, s),
         (0.001, 0.01, 0.1, 0.25),
         ("model.dist=translates,cube", "model.ns=[64]"),
+    ),
+    # the discrete family's rows only (its job: d = 2 at quick, 1, 2, 3 at paper), the NTK section at one n
+    "transformer_discrete_shared_stream": Entry(
+        "transformer_ntk",
+        "a share s of the discrete draws with one random stream for every member (their samples copies of one)",
+        lambda mp, s: one_stream_per_member_in_a_share(mp, s),
+        (0.05, 0.1, 0.25),
+        ("model.dist=discrete", "model.ns=[64]"),
     ),
     "transformer_gmm_separation": Entry(
         "transformer_ntk",

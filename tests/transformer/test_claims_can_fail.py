@@ -15,6 +15,7 @@ from mfx import experiment as registry
 from mfx.transformer.ranges import RANGES
 
 from .mutations import (
+    GF_ONLY,
     POWER,
     adjoint_interaction_scaled,
     adjoint_without_interaction,
@@ -30,12 +31,14 @@ from .mutations import (
     modulo_constants,
     no_training,
     one_stream_per_member,
+    one_stream_per_member_in_a_share,
     query_among_its_keys,
     rate_without_H,
     residual_scale_H_power,
     residual_scale_L_power,
     residual_scale_scaled,
     residual_scale_without_H,
+    step_decaying,
     values_centred_on_the_cloud,
     whitened_clouds,
 )
@@ -122,6 +125,21 @@ def test_convergence_claims_fail_with_the_rate_missing_H(run_experiment, monkeyp
         "λ_min(K_0) > 0, small initial loss: the loss reaches",
         "λ_min(K_0) = 0",
     )
+
+
+def test_convergence_linear_rate_fails_with_a_decaying_step(run_experiment, monkeypatch):
+    """The GD step decaying linearly to (1 − s)·η·L·H over the run, s the measured quick size (mfx/transformer/
+    ranges.py E2_linear_rate): the late rate falls across the window, log R bends."""
+    step_decaying(monkeypatch, RANGES["E2_linear_rate"]["detects"]["quick"])
+    table = run_experiment("transformer_convergence", "scale=quick", "model.case=injective")
+    _all_fail("transformer_convergence", table, "λ_min(K_0) > 0, small initial loss: R converges at a linear")
+
+
+def test_convergence_linear_rate_fails_without_training(run_experiment, monkeypatch):
+    """GD rate × 1e-9: R never falls into the late window, every run is untrained (no rate to read)."""
+    no_training(monkeypatch)
+    table = run_experiment("transformer_convergence", "scale=quick", "model.case=injective", "model.seeds=2")
+    _all_fail("transformer_convergence", table, "λ_min(K_0) > 0, small initial loss: R converges at a linear")
 
 
 def test_convergence_global_minimum_fails_without_training(run_experiment, monkeypatch):
@@ -269,6 +287,14 @@ def test_ntk_discrete_family_fails_with_one_stream_for_every_member(run_experime
     _all_fail("transformer_ntk", table, "discrete family: share of draws")
 
 
+def test_ntk_discrete_family_fails_with_a_share_of_draws_on_one_stream(run_experiment, monkeypatch):
+    """One stream for every member on a share s of the draws, s the measured quick size (mfx/transformer/ranges.py
+    discrete_singular_share): that share of the Grams is singular, above what 0 of 50 draws excludes."""
+    one_stream_per_member_in_a_share(monkeypatch, RANGES["discrete_singular_share"]["detects"]["quick"])
+    table = run_experiment("transformer_ntk", "scale=quick", "model.dist=discrete", "model.ns=[64]")
+    _all_fail("transformer_ntk", table, "discrete family: share of draws")
+
+
 # ------------------------------------------------------------------------------------ adjoint gradient
 
 
@@ -353,6 +379,17 @@ def test_gradient_flow_step_claim_fails_with_a_step_dependent_rate(run_experimen
     learning_rate_eta_power(monkeypatch, 0.05)
     table = run_experiment("transformer_adjoint", *FAST)
     _all_fail("transformer_adjoint", table, "gradient flow well posed")
+
+
+def test_sampling_claim_fails_without_training(run_experiment, monkeypatch):
+    """Issue 36 (b): with the GD rate × 1e-9 both H's curves stand still and the gap over its Monte Carlo error
+    still reads ≈ 0.45 (a ratio of two changes does not see how far they went); the claim counts the pairs it
+    reads with R(T)/R(0) > 0.8 as untrained (here all of them) and fails."""
+    no_training(monkeypatch)
+    table = run_experiment("transformer_adjoint", "scale=quick", *GF_ONLY)
+    _all_fail(
+        "transformer_adjoint", table, "two independent samplings of the initial parameter law follow one"
+    )
 
 
 def test_sampling_claim_fails_with_an_H_dependent_flow_speed(run_experiment, monkeypatch):

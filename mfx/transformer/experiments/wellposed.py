@@ -235,6 +235,10 @@ def claims(t: pd.DataFrame, scale: str) -> list[Claim]:
     worst = lambda b: float(b["value"].max()) if len(b) else float("nan")
     gc = t[t["metric"] == "gf_change"]
     gap = RANGES["gf_curve_gap"]
+    # the pairs the gap reads (two largest H) that did not train (R(T)/R(0) above the series' precondition): a
+    # ratio of two changes reads one curve at any flow time, so training off would pass it
+    read = drops[drops["H"].isin(gc["H"].unique())]["value"]
+    inert = int((read > RANGES["gf_loss_drop"]["value"]).sum())
     out.append(
         _check(
             "two independent samplings of the initial parameter law follow one limit curve: the mean trained "
@@ -244,8 +248,10 @@ def claims(t: pd.DataFrame, scale: str) -> list[Claim]:
             gap,
             scale,
             detail=f"H = {', '.join(str(int(h)) for h in sorted(gc['H'].unique()))}, {gc['seed'].nunique()} pairs; "
-            f"scale={scale}",
+            f"worst R(T)/R(0) there {read.max() if len(read) else float('nan'):.3g} (untrained: "
+            f"> {RANGES['gf_loss_drop']['value']:g}); scale={scale}",
             u=fit.seed_sd(gc, gf_curve_gap, n_boot=200),
+            untrained=(inert, len(read)),
             how="pair bootstrap SD",
             points=int(gc["H"].nunique()),
             seeds=int(gc["seed"].nunique()),
