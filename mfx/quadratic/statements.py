@@ -206,7 +206,8 @@ STATEMENTS: list[Statement] = [
         "the rotation symmetry … 2. extra zero directions that come from overparameterisation (p > p*).]",
         f"{S} §3D",
         {
-            "marginal": "no eigenvalue below the zero band at the minima the ODE and SGD reach",
+            "marginal": "no eigenvalue below the zero band at the minima the ODE and SGD reach (p > 1 or p > p*: the "
+            "minima with zero modes; a seed not at a minimum counts as a miss)",
             "rotations": "the rotation zero modes there number the orbit's dimension p·p* − p*(p*+1)/2",
             "extra": "the other zero modes number (p − p*)(N − p*), none at p = p*",
         },

@@ -209,6 +209,15 @@ POWER = {
         overlap_exponent,
         sizes=(0.05, 0.1, 0.2, 0.3),
     ),
+    # the same at p = 2, 3 only and s = 0.3: paper seed 0 left (2, 3) and (3, 2) inconclusive at 0.2 (the others
+    # fail from 0.2); p = 8, the costly cells, already failed there
+    "quad_norms_overlap_exponent_p23": Entry(
+        "quad_norms",
+        "SGD's initial overlap ρ0 ∝ N^(s − 1/2) (drawn at rho0_scale·(N/1e4)^s)",
+        overlap_exponent,
+        sizes=(0.3,),
+        overrides=("model.p=2,3",),
+    ),
     # quad_hessian: the reached minima's zero modes move off zero when training fits another teacher scale:
     # over-shoot (1 + s) lifts the rotations and the surplus modes, under-shoot (1 − s) pushes them below
     # zero (c < 0), the one a marginal-minimum count can see; the saddle's source, the Hessian's teacher term
@@ -223,6 +232,14 @@ POWER = {
         "training (SGD's labels, the ODE's drift) with the teacher readout a*·(1 − s), the Hessian with a*",
         lambda mp, s: trained_with_teacher(mp, 1 - s),
         sizes=(0.02, 0.05, 0.1, 0.2, 0.3),
+    ),
+    # bocchi.manifold/isolated: the strict minimum at p = p* = 1 (gap 4aa*) closes only at s ≈ 0.63
+    "quad_hessian_teacher_under_isolated": Entry(
+        "quad_hessian",
+        "training (SGD's labels, the ODE's drift) with the teacher readout a*·(1 − s), the Hessian with a*",
+        lambda mp, s: trained_with_teacher(mp, 1 - s),
+        sizes=(0.25, 0.6, 0.65, 0.7),
+        overrides=("model.p=1", "model.p_star=1"),
     ),
     "quad_implicit_bias_reference": Entry(
         "quad_implicit_bias",

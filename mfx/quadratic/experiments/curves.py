@@ -209,9 +209,23 @@ def claims_curves(table):
         )
         levels = crossing_levels(p, p_star, eps_pl, floor)
         pair = crossing_table(d[d["method"].isin(["sgd", "ode_matched"])], levels)
+        # an SGD run that never crosses the lowest level has not trained (training off: ε stays at ε(0)); the
+        # ratios would leave it out silently
+        last = pair[(pair["method"] == "sgd") & (pair["level"] == min(levels))]
+        never = (int(last["value"].isna().sum()), len(last))
 
         def against_ode(
-            statement, ratio, key, detail, points, kind="paper", pair=pair, p=p, p_star=p_star, n_sgd=n_sgd
+            statement,
+            ratio,
+            key,
+            detail,
+            points,
+            kind="paper",
+            pair=pair,
+            p=p,
+            p_star=p_star,
+            n_sgd=n_sgd,
+            never=never,
         ):
             """SGD over the ODE at the same g from each run's own initial overlaps: 1 on one τ axis."""
             return Claim.within(
@@ -222,6 +236,7 @@ def claims_curves(table):
                 tol(key),
                 f"{detail} by SGD / by the ODE at the same g from each run's own initial overlaps ({scale})",
                 u=fit.seed_sd(pair, ratio),
+                untrained=never,
                 how="seed bootstrap SD",
                 points=points,
                 seeds=n_sgd,

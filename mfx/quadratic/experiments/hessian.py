@@ -440,6 +440,8 @@ def _claims_reached(table, scale):
         p, p_star = int(p), int(p_star)
         ok = x[x["status"] == "ok"]
         wide = ok.pivot_table(index=["seed", "N"], columns="metric", values="value").reset_index()
+        # a metric NaN on every seed (positive_min when no eigenvalue lies above the band) keeps its column
+        wide = wide.reindex(columns=["seed", "N", *SPLIT_METRICS, "eps"])
         n_seeds = int(x["seed"].nunique())
         left = n_seeds - len(wide)
         who = "the gradient-flow ODE" if method == "ode" else "one-pass SGD"

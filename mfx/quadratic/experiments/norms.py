@@ -381,6 +381,8 @@ def claims_norms(table):
                 excluded=len(x) - len(both),
                 excluded_why="no escape by τ_max",
                 of=len(x),
+                # neither settled norms nor an escape: the run did not train (training off), not a missing value
+                untrained=(int((x["tau_norm"].isna() & x["tau_esc"].isna()).sum()), len(x)),
                 kind="paper",
                 source=PAPER_NORMS,
                 **power("norms_before_escape", scale, also=("norms_delta",)),
@@ -437,6 +439,9 @@ def claims_norms(table):
                 excluded=int(len(sgd) - len(x)),
                 excluded_why="no derived τ_norm(g) in the table",
                 of=len(sgd),
+                # 'during norm learning': a run whose norms never come within δ of q̄(g) learns no norms
+                # (training off: ρ stays at ρ0 and the slope is −½ without any learning)
+                untrained=(int(sgd["tau_norm"].isna().sum()), len(sgd)),
                 kind="paper",
                 source=PAPER_NORMS
                 + "; the N^-1/2 law is derived (norms.py docstring: |ρ(τ_norm)|/|ρ0| is N-free)",
