@@ -355,6 +355,21 @@ def test_plateau_fails_with_training_switched_off(run_experiment, monkeypatch):
     _all_fail("quad_norms", table, "SGD from the paper's init")
 
 
+@pytest.mark.slow
+def test_init_ode_learns_fails_with_the_ode_switched_off(run_experiment, monkeypatch):
+    """Mistake: the ODE integrated over τ × 1e-9 (training off): ε stays at ε(0) ≈ 1.4 ε_pl, the whole gap."""
+    original = ode.solve
+    monkeypatch.setattr(
+        ode,
+        "solve",
+        lambda rho0, Q0, T, a, a_star, tau, **kw: original(
+            rho0, Q0, T, a, a_star, np.asarray(tau) * 1e-9, **kw
+        ),
+    )
+    table = run_experiment("quad_norms", *SMALL_NORMS)
+    _all_fail("quad_norms", table, "ODE from the paper's init")
+
+
 def test_init_learns_fails_with_the_teacher_scale_off_by_10_percent(run_experiment, monkeypatch):
     """The resolution recorded for bocchi.init/learns (ranges 'init.learns_sgd', 'init.learns_ode': detects
     0.1): trained with the teacher readout a*·1.1, SGD and the ODE converge to the minimum of another risk,
