@@ -49,6 +49,16 @@ def ode_with(monkeypatch, *, a_star_factor=1.0):
     monkeypatch.setattr(ode, "solve", wrapped)
 
 
+def ode_off(monkeypatch, factor=1e-9):
+    """The ODE integrated over τ × factor (training off): the state stays at its initial condition."""
+    original = ode.solve
+
+    def wrapped(rho0, Q0, T, a, a_star, tau, **kwargs):
+        return original(rho0, Q0, T, a, a_star, np.asarray(tau) * factor, **kwargs)
+
+    monkeypatch.setattr(ode, "solve", wrapped)
+
+
 def trained_with_teacher(monkeypatch, a_star_factor):
     """Both trainings (SGD's labels and the ODE's drift) with the teacher readout a*·a_star_factor, ε_g and
     the Hessian read with the model's a*: training converges to the minimum of another risk."""

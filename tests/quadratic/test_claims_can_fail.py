@@ -18,6 +18,7 @@ from mfx.quadratic.experiments import norms
 from .mutations import (
     ODE_ONLY,
     hessian_with,
+    ode_off,
     ode_with,
     overlap_exponent,
     overlap_per_width,
@@ -155,14 +156,7 @@ def test_hessian_minimum_claims_fail_with_training_switched_off(run_experiment, 
     ε_end ≈ ε_pl fails the minimum gate 'hessian.reached_eps'), and at p = p* = 1 the flat teacher direction
     fails 'isolated'."""
     sgd_with(monkeypatch, eta_factor=1e-9, which=("overlap",))
-    original = ode.solve
-    monkeypatch.setattr(
-        ode,
-        "solve",
-        lambda rho0, Q0, T, a, a_star, tau, **kw: original(
-            rho0, Q0, T, a, a_star, np.asarray(tau) * 1e-9, **kw
-        ),
-    )
+    ode_off(monkeypatch)
     table = run_experiment("quad_hessian", "scale=quick", "model.p=1,2", "model.sgd_seeds=1")  # p* = 1, 2
     for claim in ("eigenvalues below the zero band", "rotation zero modes"):
         _all_fail("quad_hessian", table, claim, lambda s: "p=1, p*=1" not in s)
@@ -358,14 +352,7 @@ def test_plateau_fails_with_training_switched_off(run_experiment, monkeypatch):
 @pytest.mark.slow
 def test_init_ode_learns_fails_with_the_ode_switched_off(run_experiment, monkeypatch):
     """Mistake: the ODE integrated over τ × 1e-9 (training off): ε stays at ε(0) ≈ 1.4 ε_pl, the whole gap."""
-    original = ode.solve
-    monkeypatch.setattr(
-        ode,
-        "solve",
-        lambda rho0, Q0, T, a, a_star, tau, **kw: original(
-            rho0, Q0, T, a, a_star, np.asarray(tau) * 1e-9, **kw
-        ),
-    )
+    ode_off(monkeypatch)
     table = run_experiment("quad_norms", *SMALL_NORMS)
     _all_fail("quad_norms", table, "ODE from the paper's init")
 
@@ -849,14 +836,7 @@ def test_escape_ode_paper_claims_fail_with_training_off(run_experiment, monkeypa
     """Training off (the ODE's time axis × 1e-9): no run escapes by τ_max, so none has an escape time or an
     exit window, and each counts as a run that did not train: the time scale set by p*, the acceleration and
     the σ_max contrast fail (they read inconclusive, or had no claim, while such runs were only left out)."""
-    original = ode.solve
-    monkeypatch.setattr(
-        ode,
-        "solve",
-        lambda rho0, Q0, T, a, a_star, tau, **kw: original(
-            rho0, Q0, T, a, a_star, np.asarray(tau) * 1e-9, **kw
-        ),
-    )
+    ode_off(monkeypatch)
     pair_of_widths = ("model.p_star=1,2", "model.p=2,8", "model.ode_N=[1000,1000000]", "model.ode_seeds=8")
     table = _escape(run_experiment, *pair_of_widths, *ODE_ONLY)
     _all_fail("quad_escape", table, "the time scale is set by p*")
@@ -919,14 +899,7 @@ def test_curves_fail_with_training_switched_off(run_experiment, monkeypatch):
 def test_ode_curves_fail_with_the_ode_switched_off(run_experiment, monkeypatch):
     """Mistake: the ODE integrated over τ × 1e-9 (training off): ε_g stays at its initial value, so the ODE's
     ε_g read at the fixed τ exceeds its bound (bocchi.manifold/reached)."""
-    original = ode.solve
-    monkeypatch.setattr(
-        ode,
-        "solve",
-        lambda rho0, Q0, T, a, a_star, tau, **kw: original(
-            rho0, Q0, T, a, a_star, np.asarray(tau) * 1e-9, **kw
-        ),
-    )
+    ode_off(monkeypatch)
     table = run_experiment("quad_curves", "scale=quick", "model.p=2,3", "model.full_N=0", "model.sgd_seeds=4")
     _all_fail("quad_curves", table, "ODE ε_g at τ=")
 
