@@ -278,9 +278,10 @@ CASES = [
     ("resnet_limit", rate_exponent_off("M", 0.1), ["coupling distance to their limit copies falls"]),
     ("resnet_phase", alpha_over_D, ["critical γ*", "lazy side"]),
     ("resnet_phase", alpha_forgets_v_std, ["critical γ*", "subcritical side"]),
-    # a residual scale off by D^0.1 either way moves γ* out of ½ ± 0.05 (issue 37 §4; paper: docs/power.csv)
-    ("resnet_phase", sized(residual_scale_exponent_off, 0.1), ["critical γ*"]),
-    ("resnet_phase", sized(residual_scale_exponent_off, -0.1), ["critical γ*"]),
+    # a residual scale off by D^0.05 either way moves γ* out of ½ ± 0.025 at quick (48 reps; paper, ± 0.05:
+    # from D^0.1, docs/power.csv)
+    ("resnet_phase", sized(residual_scale_exponent_off, 0.05), ["critical γ*"]),
+    ("resnet_phase", sized(residual_scale_exponent_off, -0.05), ["critical γ*"]),
     ("resnet_phase", sized(residual_scale_exponent_off, -0.2), ["lazy side"]),
 ]
 FAST: set[str] = set()  # each takes 20–90 s (a quick sweep): `make test-all` runs them
