@@ -262,15 +262,21 @@ def _log_interp(tau, y, t) -> float:
     return float(np.exp(np.interp(t, tau[keep], np.log(y[keep]))))
 
 
+def flattest_index(tau, q, end) -> int:
+    """Index k (into tau) of the output before the smallest |Δ ln q/Δ ln τ| between consecutive outputs
+    among τ ∈ [0.05, end]: where the norms q (diag Q) are settled; −1 with fewer than 3 such outputs."""
+    tau, q = np.asarray(tau), np.asarray(q)
+    where = np.flatnonzero((tau >= 0.05) & (tau <= end) & (q > 0))
+    if len(where) < 3:
+        return -1
+    slope = np.abs(np.diff(np.log(q[where])) / np.diff(np.log(tau[where])))
+    return int(where[np.argmin(slope)])
+
+
 def _flattest(tau, q, end) -> float:
     """q at the point of smallest |Δ ln q/Δ ln τ| among τ ∈ [0.05, end] (the settled value of diag Q)."""
-    keep = (tau >= 0.05) & (tau <= end) & (q > 0)
-    tau, q = tau[keep], q[keep]
-    if len(tau) < 3:
-        return float("nan")
-    slope = np.abs(np.diff(np.log(q)) / np.diff(np.log(tau)))
-    k = int(np.argmin(slope))
-    return float(0.5 * (q[k] + q[k + 1]))
+    k = flattest_index(tau, q, end)
+    return float(0.5 * (q[k] + q[k + 1])) if k >= 0 else float("nan")
 
 
 def norm_table(table, delta) -> pd.DataFrame:

@@ -53,7 +53,9 @@ METRICS = {
         "n_extra": "zero modes off that tangent space: n_zero − n_tangent (overparameterisation)",
         "zero_max": "largest |λ| counted as zero (units 4aa*)",
         "positive_min": "smallest eigenvalue above the zero band (units 4aa*)",
-        "zero_share": "share of the p·N Hessian directions inside the zero band at the reached mid-plateau state",
+        "zero_share": "share of the p·N Hessian directions inside the zero band at the reached plateau, read "
+        "where the norms are settled (ODE only)",
+        "tau_settled": "τ at which zero_share is read: the norms' (tr Q/p) flattest point before the escape",
         "rho_F2": "‖ρ‖_F² at the reached mid-plateau state",
         "tau_read": "τ at which the reached plateau is read (½ of the run's own escape time)",
         "tau_esc": "the run's escape time (first τ with ε_g halfway from ε_pl to its limit; NaN: none by the horizon)",

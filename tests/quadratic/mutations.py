@@ -279,12 +279,13 @@ POWER = {
         sizes=(0.25, 0.5, 0.75, 1.0),
         overrides=ODE_ONLY,
     ),
-    # bocchi.escape_sigma_max/contrast, bocchi.time_scale/rate (the ODE's claims: ODE_ONLY)
+    # bocchi.escape_sigma_max/contrast, bocchi.time_scale/rate (the ODE's claims: ODE_ONLY); 0.05 and 0.1 for
+    # the fixed-η exit rate (escape.exit_rate_eta), the rate claim that is not an identity
     "quad_escape_rate_p": Entry(
         "quad_escape",
         "dρ/dτ with (2 − s) on (aQρ − a*ρT): an escape rate that depends on p (ODE claims only)",
         p_dependent_rate,
-        sizes=(0.25, 0.5, 1.0),
+        sizes=(0.05, 0.1, 0.25, 0.5, 1.0),
         overrides=ODE_ONLY,
     ),
 }

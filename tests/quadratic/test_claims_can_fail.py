@@ -800,6 +800,23 @@ def test_sigma_share_and_exit_spread_fail_with_a_p_dependent_escape_rate(run_exp
     _all_fail("quad_escape", table, "spread of the exit rate")
 
 
+def test_fixed_eta_exit_rate_fails_with_a_p_dependent_escape_rate(run_experiment, monkeypatch):
+    """bocchi.time_scale/rate where it is not an identity: at one η for every p (g = aη) the ODE's exit rate
+    against the derived finite-g rate. Mistake: dρ/dτ with (2 − s) on (aQρ − a*ρT) at s = 0.05, the size
+    ranges 'escape.exit_rate_eta' detects (power quad_escape_rate_p, quick seed 0: 0.973, 0.975 against
+    1 ± 0.02; unmutated 0.993, 0.994). One N and a few seeds: the claim reads the largest ODE N only."""
+    p_dependent_rate(monkeypatch, 0.05)
+    table = _escape(
+        run_experiment,
+        "model.p_star=1",
+        "model.p=1,2",
+        "model.ode_N=[1000000]",
+        "model.ode_seeds=4",
+        *ODE_ONLY,
+    )
+    _all_fail("quad_escape", table, "ODE exit rate at one η")
+
+
 @pytest.mark.slow
 def test_exit_prefactor_fails_with_the_student_readout_in_the_overlap_term(run_experiment, monkeypatch):
     """Mistake: the risk's teacher-overlap term −2 a a* tr ρᵀρ written with a² (student readout twice):

@@ -26,6 +26,7 @@ from mfx.quadratic.analysis import (
     width_shift,
     xcheck_ratio,
 )
+from mfx.quadratic.experiments import norms
 from mfx.quadratic.experiments.common import (
     BASE_MEMORY,
     DERIVED,
@@ -47,8 +48,10 @@ from mfx.quadratic.experiments.common import (
 # whatever p (analysis.escape_theory step 2: c + 2a q̄ = 0), so their p-independence is the algebra's.
 P_FREE_BY_ALGEBRA = (
     "ODE algebra (analysis.escape_theory, step 2): in τ = aηα units with g = aη fixed across p, the "
-    "gradient-flow plateau rate is 4a*t for every p (c + 2a q̄ = 0); fails only if the equations do, e.g. a "
-    "dropped factor in dQ/dτ (test_claims_can_fail). At fixed η the same rate is 4aa*ηt per α, ∝ a"
+    "gradient-flow plateau rate is 4a*t for every p (c + 2a q̄ = 0): an identity, which fails only if the "
+    "equations do, e.g. a dropped factor in dQ/dτ (test_claims_can_fail). Only for gradient flow: at g > 0 "
+    "the rate falls with g (finite_g_exit_rate); at one η across p it is 4aa*ηt per α, ∝ a, and the claim "
+    "that is not an identity is the fixed-η one"
 )
 
 
@@ -97,6 +100,7 @@ def run_escape(cfg):
                         method, tau[keep], g, seeds[: m.keep_seeds], {"eps": eps[keep, cols]}, N=N, **coords
                     )
                 )
+    rows += _fixed_eta_rows(m, N_all, inits, seeds, T, a, a_star, tau, coords)
     if run_sgd:
         sgd_seeds = _seeds(cfg, m.sgd_seeds)
         for N in sgd_N:
@@ -110,6 +114,31 @@ def run_escape(cfg):
                     m, m.full_N, x_seeds, a, a_star, eta, g, threshold, None, tau, coords, method=method
                 )
     return pd.concat(rows, ignore_index=True)
+
+
+def _fixed_eta_rows(m, N_all, inits, seeds, T, a, a_star, tau, coords):
+    """The ODE at one learning rate η = model.eta_fixed for every p (`ode_eta`, g = aη: 0.1/p for the mean
+    readout), at the largest ODE N: per seed the exit rate of ε_pl − ε and τ_esc. The gap is taken from the
+    same ODE run from ρ0 = 0 (it keeps ρ = 0: dρ ∝ ρ), so the norm-learning transient, which at g > 0 enters
+    ε to first order (q̄(g) is not the minimum of ε over q), cancels from it; its final ε is the plateau
+    ε_pl(g) of the window. The rate is in this p's τ = aηα (per α: × aη)."""
+    N = max(m.ode_N)
+    g = a * m.eta_fixed
+    rho0, Q0 = inits[N_all.index(N)]
+    rho0 = np.concatenate([np.zeros_like(rho0[:1]), rho0])
+    Q0 = np.concatenate([Q0[:1], Q0])  # the idealised Q0 = σ0² I of every seed
+    rho, Q = _ode(m, rho0, Q0, T, a, a_star, tau, g)
+    eps = model.risk(rho, Q, T, a, a_star)
+    eps_pl = eps[-1, 0]
+    low, high = (w * eps_pl for w in ranges.EXIT_WINDOW)
+    rate = model.exit_fit(tau, eps[:, :1] - eps[:, 1:], low, high)[0]
+    coords = {**coords, "eta": m.eta_fixed, "g": g, "eps_pl": eps_pl}
+    rate_rows = pd.DataFrame(
+        {"method": "ode_eta", "seed": seeds, "N": N, "metric": "exit_rate", "value": rate, **coords}
+    )
+    rate_rows["status"] = np.where(np.isfinite(rate), "ok", "no_exit_window")
+    t_esc = model.escape_time(tau, eps[:, 1:], 0.5 * eps_pl)
+    return [rate_rows, _escape_rows("ode_eta", N, seeds, t_esc, coords)]
 
 
 def _sgd_escape(m, N, seeds, a, a_star, eta, g, threshold, ode_esc, tau, coords, method=None):
@@ -206,6 +235,7 @@ def validate_escape(cfg):
     check(cfg, "model.keep_seeds", int, low=1)
     check(cfg, "model.full_N", int, low=0)
     check(cfg, "model.full_seeds", int, low=1)
+    check(cfg, "model.eta_fixed", float, low=0, open_low=True)
     caps = OmegaConf.select(cfg, "model.sgd_N_max")
     if not OmegaConf.is_dict(caps) or not all(
         type(k) is int and k >= 1 and type(v) is int and v >= 1 for k, v in caps.items()
@@ -252,6 +282,8 @@ def claims_escape(table):
         out += _sigma_claims(per_seed[(per_seed["p_star"] == p_star) & (per_seed["p"] >= p_star)], scale, raw)
         out += _exit_claims(per_seed[(per_seed["p_star"] == p_star) & (per_seed["p"] >= p_star)], scale, raw)
     out += _p_star_claims(t, scale)
+    for p_star in sorted(t.loc[t["method"] == "ode_eta", "p_star"].unique()):
+        out += _fixed_eta_claims(t[(t["method"] == "ode_eta") & (t["p_star"] == p_star)], scale)
     ode_g = escape_slopes(t, "ode_g")
     sgd_rows = esc[esc["method"].isin(["sgd", "ode_matched"])]
     sgd_runs = t[t["method"] == "sgd"]  # every status
@@ -593,6 +625,84 @@ def _exit_claims(rows, scale, raw) -> list[Claim]:
             )
         )
     return out
+
+
+def finite_g_exit_rate(p: int, p_star: int, readout: str, g: float) -> float:
+    """Derived exit rate of ε_pl − ε (τ = aηα units) on the plateau the ODE at g = aη reaches (T = I).
+
+    Derivation (analysis.escape_theory's steps 2–3 at g > 0). At ρ = 0 the norms settle at q̄(g), the
+    attractive root of quad_norms' F(q) (norms.fixed_point: dQ/dτ's O(g) term raises it above q̄(0) =
+    a*p*/(a(p + 2))). dρ/dτ has no O(g) term (ode.py), so there every entry of ρ grows at
+        k(g) = −2(c + 2aq̄ − 2a*) = 2(a*(p* + 2) − a(p + 2)q̄(g)),   c = apq̄ − a*p*,
+    and the gap ε_pl − ε, of order ρ² (with Q's response to ρρᵀ), at 2k(g). At g = 0 this is 8a*, free of p
+    (the rate claims' identity); at g > 0 it falls by 4a(p + 2)(q̄(g) − q̄(0)), which depends on p through a,
+    q̄ and g — at one η across p (g = aη) the most, since g itself is ∝ a. NaN where no plateau exists."""
+    a, a_star = model.readout_scales(p, p_star, readout)
+    q_bar = norms.fixed_point(p, np.eye(p_star), a, a_star, g)
+    return 4 * (a_star * (p_star + 2) - a * (p + 2) * q_bar)
+
+
+def _fixed_eta_claims(rows, scale) -> list[Claim]:
+    """bocchi.time_scale/rate outside the convention that makes it an identity: the `ode_eta` rows of one p*
+    (one η for every p ≥ p*, g = aη) — each p's seed-mean exit rate over the derived finite-g rate
+    (finite_g_exit_rate), the p farthest from 1 taken, so a rate off at any one width fails."""
+    rows = rows[rows["p"] >= rows["p_star"]]
+    if rows.empty:
+        return []
+    p_star, eta = int(rows["p_star"].iloc[0]), float(rows["eta"].iloc[0])
+    readout = str(rows["readout"].iloc[0])
+    g = rows.groupby("p")["g"].first()
+    derived = pd.Series({p: finite_g_exit_rate(int(p), p_star, readout, v) for p, v in g.items()})
+    ok = rows[(rows["metric"] == "exit_rate") & (rows["status"] == "ok")]
+
+    def ratios(x):
+        return (x[x["metric"] == "exit_rate"].groupby("p")["value"].mean() / derived).dropna()
+
+    def farthest(x):
+        r = ratios(x)
+        return float(r.iloc[int(np.argmax(np.abs(r.to_numpy() - 1)))]) if len(r) else float("nan")
+
+    measured = ok.groupby("p")["value"].mean()
+    esc = _ok(rows, metric="tau_esc").groupby("p")["value"].median() / g  # α = τ/(aη)
+    widths = sorted(int(p) for p in measured.index)
+    per_alpha = (measured * g).reindex(widths)
+    slow = (
+        f"; the escape (ε < ε_pl/2) in α units at p={widths[-1]} over p={widths[0]}: "
+        f"{esc.get(widths[-1], np.nan) / esc.get(widths[0], np.nan):.2f}× (seed medians)"
+        if len(widths) >= 2
+        else ""
+    )
+    return [
+        Claim.within(
+            "quad_escape",
+            f"ODE exit rate at one η = {eta:g} for every p (g = aη) over the derived finite-g rate, p*={p_star} "
+            "(the p farthest from it)",
+            farthest(ok),
+            1.0,
+            ranges.rng("escape.exit_rate_eta", scale),
+            "per p: measured/derived (g): "
+            + ", ".join(f"p={p}: {measured[p]:.4g}/{derived[p]:.4g} ({g[p]:.3g})" for p in widths)
+            + f"; 8a* = {8 / p_star:.4g} at g → 0; per α (× aη) the rate is "
+            + ", ".join(f"{v:.3g}" for v in per_alpha)
+            + f", ∝ a = 1/p{slow}; fit where ε_pl(g) − ε ∈ [{ranges.EXIT_WINDOW[0]:g}, "
+            f"{ranges.EXIT_WINDOW[1]:g}]·ε_pl(g), gap from the same ODE run from ρ0 = 0, "
+            f"N = {number(int(rows['N'].max()))} ({scale})",
+            u=fit.seed_sd(ok, farthest),
+            how="seed bootstrap SD",
+            points=ok["seed"].nunique(),
+            seeds=ok["seed"].nunique(),
+            min_points=3,
+            excluded=int(((rows["metric"] == "exit_rate") & (rows["status"] != "ok")).sum()),
+            excluded_why="no exit window",
+            of=int((rows["metric"] == "exit_rate").sum()),
+            untrained=_untrained(rows),
+            kind="derived",
+            source="derivation: mfx/quadratic/experiments/escape.py finite_g_exit_rate (the plateau ODE "
+            "linearised at q̄(g), quad_norms' fixed_point); at one η across p the rate is not p-free by the "
+            "algebra: it falls with g = aη",
+            **ranges.power("escape.exit_rate_eta", scale),
+        )
+    ]
 
 
 def _p_star_claims(table, scale) -> list[Claim]:

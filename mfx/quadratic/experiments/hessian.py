@@ -20,7 +20,7 @@ import numpy as np
 from mfx import fit
 from mfx.experiment import Claim, ConfigError, Experiment, check, number, register
 from mfx.quadratic import hessian, model
-from mfx.quadratic.analysis import counts, theory_levels
+from mfx.quadratic.analysis import counts, flattest_index, theory_levels
 from mfx.quadratic.experiments.common import (
     BASE_MEMORY,
     _check_model,
@@ -176,13 +176,42 @@ def _reached_plateau(cfg, T, a, a_star):
             values = {
                 "lambda_min": split["lambda_min"],
                 "n_negative": split["n_negative"],
-                "zero_share": split["n_zero"] / (m.p * N),
                 "rho_F2": float(np.sum(r * r)),
                 "tau_read": float(t[at[k]]),
                 "tau_esc": float(t_esc[k]),
                 "level": float(level),
             }
             rows += [dict(base, metric=key, value=float(v)) for key, v in values.items()]
+    return rows + _settled_rows(m, seeds, T, a, a_star, tau, threshold)
+
+
+def _settled_rows(m, seeds, T, a, a_star, tau, threshold) -> list[dict]:
+    """The plateau's flat directions where the summary puts the plateau — 'die Normen sind stabilisiert': the
+    gradient-flow ODE (idealised init) at flat_N, read at the norms' flattest point before each run's escape
+    (analysis.flattest_index of tr Q/p, the rule quad_norms reads q̄ with; a run that never escapes: before the
+    horizon). Not at ½ τ_esc and plateau_N: at p* = 1 the norms relax at 4a* tr T, no faster than ρ grows, so
+    q comes no closer to q̄ than ∝ |ρ0|^(2/3) ∝ N^(-1/3) (quad_norms' docstring) and the bulk, 2a(c + 2aλ(Q)),
+    stays that far from 0: its largest |value|/(4aa*) at the flattest point, over 200 ODE seeds (p = p* = 1),
+    has median 0.024, 0.011, 0.005 and maximum 0.069, 0.031, 0.014 at N = 1e4, 1e5, 1e6 (5.5 % of seeds
+    outside the band 0.05 at 1e4, none from 1e5); fresh paper seeds 8812, 8813 read at ½ τ_esc and N = 1e4
+    left p = p* = 1 inconclusive (share 0 on one seed each) and 8812 p = p* = 3 (a seed read after ρ had
+    grown, |ρ|² = 0.10: share 0.67). Rows: zero_share (|λ| ≤ band·4aa* among the p·N directions),
+    tau_settled."""
+    N = m.flat_N
+    rho, Q = _ode(m, *_idealised(m, N, seeds), T, a, a_star, tau, 0.0)
+    t_esc = model.escape_time(tau, model.risk(rho, Q, T, a, a_star), threshold)
+    band, cos_min = rng("hessian_zero_band"), rng("hessian_tangent_cos")
+    rows = []
+    for k, seed in enumerate(seeds):
+        base = {"state": "mid_plateau", "source": "ode", "seed": seed, "p": m.p, "p_star": m.p_star, "N": N}
+        end = t_esc[k] if np.isfinite(t_esc[k]) else tau[-1]
+        i = flattest_index(tau, np.trace(Q[:, k], axis1=-2, axis2=-1) / m.p, end)
+        if i < 0 or not (np.isfinite(rho[i, k]).all() and np.isfinite(Q[i, k]).all()):
+            rows.append(dict(base, metric="zero_share", value=np.nan, status="diverged"))
+            continue
+        split = hessian.zero_mode_split(rho[i, k], Q[i, k], T, a, a_star, N, band, cos_min)
+        rows.append(dict(base, metric="zero_share", value=split["n_zero"] / (m.p * N)))
+        rows.append(dict(base, metric="tau_settled", value=float(tau[i])))
     return rows
 
 
@@ -222,6 +251,8 @@ def validate_hessian(cfg):
         raise ConfigError(f"model.sgd_N must be ≥ p + p* (got sgd_N={cfg.model.sgd_N})")
     if check(cfg, "model.plateau_N", int, low=1) < cfg.model.p + cfg.model.p_star:
         raise ConfigError(f"model.plateau_N must be ≥ p + p* (got plateau_N={cfg.model.plateau_N})")
+    if check(cfg, "model.flat_N", int, low=1) < cfg.model.p + cfg.model.p_star:
+        raise ConfigError(f"model.flat_N must be ≥ p + p* (got flat_N={cfg.model.flat_N})")
     check(cfg, "model.plateau_seeds", int, low=2)
     check(cfg, "model.plateau_tau_max", float, low=0, open_low=True)
     check(cfg, "model.plateau_dtau", float, low=0, open_low=True)
@@ -329,7 +360,7 @@ def _claims_mid_plateau(table, scale):
         wide = wide.dropna(subset=["lambda_min"])
         n = int(x["seed"].nunique())
         who = "the gradient-flow ODE" if method == "ode" else "one-pass SGD"
-        N = int(x["N"].iloc[0])
+        N = int(x.loc[x["metric"] == "lambda_min", "N"].iloc[0])
         # a seed that never escapes by the horizon has no plateau 'before its escape': it counts as no saddle
         # (λ_min at least 0) — training off, where the state stays at Q0 = σ0² I (a saddle itself at p ≥ 2p*)
         worst = lambda y: float(
@@ -371,6 +402,7 @@ def _claims_mid_plateau(table, scale):
             )
         )
         if method == "ode":
+            N = int(x.loc[x["metric"] == "zero_share", "N"].iloc[0])  # flat_N (_settled_rows)
             fewest = lambda y: float(y["zero_share"].min())
             # the seeds' counts agree (the bulk is N-wide): u from that agreement, else their bootstrap
             spread = (
@@ -387,7 +419,9 @@ def _claims_mid_plateau(table, scale):
                     rng("hessian.plateau_flat"),
                     f"smallest seed; |λ| ≤ band·4aa* among all p·N = {p * N} directions (derived share "
                     f"[p(p−1)/2 + p(N − p − p*)]/(pN) = {(p * (p - 1) // 2 + p * (N - p - p_star)) / (p * N):.4f}); "
-                    f"{at} ({scale}); u: a fresh seed's share could lie anywhere in [0, 1]",
+                    f"N = {number(N)}, read at the norms' flattest point before the escape (τ = "
+                    f"{wide['tau_settled'].median():.2f}, seed median; not at ½ τ_esc and plateau_N: _settled_rows) "
+                    f"({scale}); u: a fresh seed's share could lie anywhere in [0, 1]",
                     kind="paper",
                     source=PAPER_FLAT,
                     **power("hessian.plateau_flat", scale, also=("hessian_zero_band",)),
@@ -556,13 +590,13 @@ def _claims_reached(table, scale):
 
 
 def memory_hessian(cfg) -> float:
-    """Peak bytes: the autograd Hessian of the span block, (p·(p + p*))² float64, a few copies (N-free), and
-    the SGD (chain) run."""
+    """Peak bytes: the autograd Hessian of the span block, (p·(p + p*))² float64, a few copies (N-free), the
+    SGD (chain) run, and the reached plateau's two ODE runs (plateau_N, flat_N), alive together."""
     m = cfg.model
     block = (m.p * (m.p + m.p_star)) ** 2 * 8
     sgd = max(_sgd_memory(m, m.sgd_N, m.sgd_seeds), _sgd_memory(m, m.plateau_N, m.plateau_seeds))
     K = m.plateau_tau_max / m.plateau_dtau + 1
-    return BASE_MEMORY + 6 * block + sgd + 4 * K * m.plateau_seeds * m.p * (m.p + m.p_star) * 8
+    return BASE_MEMORY + 6 * block + sgd + 2 * 4 * K * m.plateau_seeds * m.p * (m.p + m.p_star) * 8
 
 
 register(

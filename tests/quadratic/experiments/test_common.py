@@ -36,7 +36,13 @@ def test_top_level_seed_shifts_every_stream_and_repeats_bytes(tmp_path):
         ("quad_implicit_bias", ["model.sgd_method=full", "model.N=1000000000"]),
         (
             "quad_hessian",
-            ["model.p=100000", "model.N=200000", "model.sgd_N=200000", "model.plateau_N=200000"],
+            [
+                "model.p=100000",
+                "model.N=200000",
+                "model.sgd_N=200000",
+                "model.plateau_N=200000",
+                "model.flat_N=200000",
+            ],
         ),
     ],
 )

@@ -15,9 +15,10 @@ def test_quad_escape_quick(quick_table, claims_of):
     assert sum("SGD slope" in s for s in statements) == 2
     assert sum(s.startswith("SGD/ODE exit rate") for s in statements) == 2
     # escape vs the largest initial overlap and the F3 exit claims, one set per p*
-    for prefix in ("ODE slope of τ_esc vs ln σ_max", "share of τ_esc's variance", "ODE exit rate"):
+    for prefix in ("ODE slope of τ_esc vs ln σ_max", "share of τ_esc's variance", "ODE exit rate of ε_pl"):
         assert sum(s.startswith(prefix) for s in statements) == 2, prefix
     assert sum(s.startswith("the time scale is set by p*") for s in statements) == 1  # p* = 1 against 2
+    assert sum(s.startswith("ODE exit rate at one η") for s in statements) == 2  # one per p*
     kinds = {c.kind for c in claims}
     assert "" not in kinds and {"paper", "derived", "cross-check"} <= kinds
     # p = 1 < p* = 2 still escapes (its floor 1/3 is below eps_pl/2); every ODE escape time is finite
@@ -41,8 +42,9 @@ def test_escape_beyond_the_escapable_learning_rate_is_recorded_not_hung():
     ).jobs
     rows = escape.run_escape(cfg)
     esc = rows[rows["metric"] == "tau_esc"]
-    assert set(esc[esc["method"] != "ode"]["status"]) == {"no_escape"}
-    assert np.isnan(esc[esc["method"] != "ode"]["value"]).all()
+    at_g = esc[~esc["method"].isin(["ode", "ode_eta"])]  # ode_eta runs at its own η (g = 0.05 here)
+    assert set(at_g["status"]) == {"no_escape"}
+    assert np.isnan(at_g["value"]).all()
 
 
 test_quick_sweep_reads = quick_sweep_test("quad_escape")
@@ -53,3 +55,13 @@ def test_the_sgd_N_cap_per_p_star_is_checked_before_anything_runs(tmp_path):
         with pytest.raises(ConfigError, match="model.sgd_N_max must be a mapping"):
             sweep.plans(["experiment=quad_escape", f"model.sgd_N_max={bad}", f"out={tmp_path}"])
     assert sweep.plans(["experiment=quad_escape", "model.sgd_N_max={3:100000}", f"out={tmp_path}"])
+
+
+def test_finite_g_exit_rate_is_8a_star_in_gradient_flow_and_falls_with_g():
+    """At g = 0 the plateau rate is 8a* for every p (the g-fixed claims' identity); at one η across p it falls
+    most where g = aη is largest (p = p*), by 16 % at p = p* = 1, η = 0.1 (q̄(0.1) = 1.33 q̄(0))."""
+    for p_star in (1, 2, 3):
+        for p in (p_star, 8):
+            assert escape.finite_g_exit_rate(p, p_star, "mean", 0.0) == pytest.approx(8 / p_star)
+    rates = [escape.finite_g_exit_rate(p, 1, "mean", 0.1 / p) for p in (1, 2, 8)]
+    assert rates == sorted(rates) and rates[0] / 8 == pytest.approx(0.836, abs=1e-3)
