@@ -273,6 +273,40 @@ def step_decaying(mp, s: float):
     mp.setattr(model, "learning_rate", lambda eta, L, H: Decaying(lr(eta, L, H)))
 
 
+def weight_decay(mp, s: float):
+    """A weight decay left on in GD: p ← p − lr·(g + s·p/(L·H)), i.e. the flow dθ/dt = −L·H·∇R − s·θ of R plus
+    the mean-field ridge (s/2)·∫|θ|² dρ, s per unit flow time.  GD then converges to the minimiser of the
+    regularised objective, where R > 0 (the ridge's pull balances the fit), not to a global minimum of R.
+    model.train computes its lr once and multiplies it into every update (`p -= lr * g`, the trained
+    parameters in the order Q, K, V): the lr becomes a number that adds s·p/(L·H) to each g, p read from the
+    step's forward pass (the only one with parameters that require grad: ntk.py has its own `forward`)."""
+    forward, lr = model.forward, model.learning_rate
+    live = {"params": [], "next": 0}
+
+    def seeing(Q, K, V, *a, **kw):
+        if torch.is_grad_enabled() and any(p.requires_grad for p in (Q, K, V)):
+            live["params"], live["next"] = [p for p in (Q, K, V) if p.requires_grad], 0
+        return forward(Q, K, V, *a, **kw)
+
+    class Decaying(float):
+        def __new__(cls, value, L, H):
+            out = super().__new__(cls, value)
+            out.ridge = s / (L * H)
+            return out
+
+        def __mul__(self, g):
+            if not isinstance(g, torch.Tensor):
+                return float(self) * g
+            p = live["params"][live["next"]]
+            live["next"] += 1
+            return float(self) * (g + self.ridge * p)
+
+        __rmul__ = __mul__
+
+    mp.setattr(model, "forward", seeing)
+    mp.setattr(model, "learning_rate", lambda eta, L, H: Decaying(lr(eta, L, H), L, H))
+
+
 def heads_shared_across_layers(mp):
     """One draw of H heads used at every layer (the L layers' parameters drawn once and repeated): the
     network's kernel is an average over H heads, not L·H, so it converges to K_∞ only as H^(−1/2)."""
@@ -427,6 +461,15 @@ POWER = {
         "GD learning rate η·L·H^(1−s) (the head factor partly forgotten): the flow H^s too slow",
         lambda mp, s: learning_rate_H_power(mp, s),
         (0.1, 0.15, 0.25, 0.5, 1.0),
+        ("model.case=injective",),
+    ),
+    # the global-minimum claim's mistake: GD converging to a minimiser of another objective (was the learning
+    # rate η·L·H^(1−s), transformer_global_min_lr_H: a slower flow still reaches the global minimum)
+    "transformer_global_min_weight_decay": Entry(
+        "transformer_convergence",
+        "a weight decay s per unit flow time left on in GD (the ridge (s/2)·∫|θ|² dρ added to R)",
+        lambda mp, s: weight_decay(mp, s),
+        (0.001, 0.01, 0.1),
         ("model.case=injective",),
     ),
     "transformer_step_decay": Entry(

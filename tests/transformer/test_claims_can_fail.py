@@ -40,6 +40,7 @@ from .mutations import (
     residual_scale_without_H,
     step_decaying,
     values_centred_on_the_cloud,
+    weight_decay,
     whitened_clouds,
 )
 
@@ -140,6 +141,14 @@ def test_convergence_linear_rate_fails_without_training(run_experiment, monkeypa
     no_training(monkeypatch)
     table = run_experiment("transformer_convergence", "scale=quick", "model.case=injective", "model.seeds=2")
     _all_fail("transformer_convergence", table, "λ_min(K_0) > 0, small initial loss: R converges at a linear")
+
+
+def test_convergence_global_minimum_fails_with_a_weight_decay(run_experiment, monkeypatch):
+    """A weight decay left on in GD at the measured quick size (mfx/transformer/ranges.py E2_decades): GD
+    converges to the ridge-regularised minimiser, where R stalls above 0 (−5.3 decades at s = 0.001)."""
+    weight_decay(monkeypatch, RANGES["E2_decades"]["detects"]["quick"])
+    table = run_experiment("transformer_convergence", "scale=quick", "model.case=injective")
+    _all_fail("transformer_convergence", table, "λ_min(K_0) > 0, small initial loss: the loss reaches")
 
 
 def test_convergence_global_minimum_fails_without_training(run_experiment, monkeypatch):
