@@ -7,7 +7,7 @@ from sweep_checks import quick_sweep_test
 from mfx import plotting
 from mfx.resnet import plots
 
-# The quick sweep trains 48 reps per (D, γ) (≈ 55 CPU-s, conf/experiment/resnet_phase.yaml): `make test-all`
+# The quick sweep trains 48 reps per (D, γ) (≈ 43 CPU-s of jobs, conf/experiment/resnet_phase.yaml): `make test-all`
 # runs it, so that the default suite does not grow; test_family.py runs a small phase configuration.
 pytestmark = pytest.mark.slow
 
