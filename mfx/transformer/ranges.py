@@ -237,7 +237,8 @@ RANGES: dict[str, dict] = {
         # −0.498 at 0.1, −0.596 ± 0.033 at 0.25 (pass, at the edge), −0.873 ± 0.035 fail at 0.5, −1.45 at 1 (normalised
         # by each H's own change, as before: −0.38 … −0.40 at 0.5 and 1, pass); paper (--scale paper --sizes 0.25,0.5,
         # 64 pairs): −0.529 ± 0.030 at 0, −0.654 ± 0.032 inconclusive at 0.25, −0.932 ± 0.033 fail at 0.5; with 128
-        # pairs (--sizes 0.1,0.25): −0.521 ± 0.021 at 0, −0.546 ± 0.022 pass at 0.1, −0.645 ± 0.023 inconclusive at 0.25
+        # pairs (--sizes 0.1,0.25,0.5): −0.521 ± 0.021 at 0, −0.546 ± 0.022 pass at 0.1, −0.645 ± 0.023 inconclusive
+        # at 0.25, −0.923 ± 0.023 fail at 0.5
         "detects": {"quick": 0.5, "paper": 0.5},
     },
     "gf_curve_gap": {
@@ -275,7 +276,8 @@ RANGES: dict[str, dict] = {
         # with the precondition folded in (--sizes 0.1,0.25, quick and paper): the same values (the worst R(T)/R(0)
         # is 0.46, 0.55, 0.74 at a = 0, 0.1, 0.25, trained); training off fails (test_claims_can_fail: every pair
         # untrained). Paper with 128 pairs (grids.paper.gf.pairs, post hoc; scripts/power.py transformer_gf_lr_H
-        # --scale paper --sizes 0.1,0.25): 1.22 ± 0.58 pass at a = 0, 4.99 ± 0.60 fail at 0.1, 10.9 ± 0.8 at 0.25
+        # --scale paper --sizes 0.1,0.25,0.5): 1.22 ± 0.58 pass at a = 0, 4.99 ± 0.60 fail at 0.1, 10.9 ± 0.8 at 0.25,
+        # 19.3 ± 1.1 at 0.5
         "detects": {"quick": 0.25, "paper": 0.1},
     },
     "gf_loss_drop": {
