@@ -182,3 +182,21 @@ def bootstrap_sd(values: np.ndarray) -> float:
     if len(finite) < 0.95 * len(values) or len(finite) < 2:
         return float("nan")
     return float(np.std(finite, ddof=1))
+
+
+def wilson(k: int, n: int, z: float = 1.0) -> tuple[float, float]:
+    """Wilson score interval (low, high) at z standard errors of a share k/n of independent draws — the
+    interval for a share read with no spread of its own: k = 0 or k = n still has width ([0, z²/(n + z²)]
+    at k = 0), where the normal interval collapses to a point."""
+    if n <= 0:
+        return float("nan"), float("nan")
+    p, q = k / n, z * z / n
+    centre, half = (p + q / 2) / (1 + q), z * np.sqrt(p * (1 - p) / n + q / (4 * n)) / (1 + q)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def wilson_u(k: int, n: int, z: float = 1.0) -> float:
+    """u (one standard error) of a share k/n of independent draws: the Wilson interval's half-width at z
+    over z (z = 1: the 1-SE interval; z = 1.96: the 95 % interval's half-width per SE, a little wider)."""
+    low, high = wilson(k, n, z)
+    return (high - low) / (2 * z)

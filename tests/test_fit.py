@@ -71,3 +71,20 @@ def test_seed_sd_is_nan_with_fewer_than_two_seeds():
     one = pd.DataFrame({"seed": [0, 0], "value": [1.0, 2.0]})
     assert np.isnan(fit.seed_sd(one, lambda t: t["value"].mean()))
     assert np.isnan(fit.seed_sd(one.iloc[:0], lambda t: t["value"].mean()))
+
+
+def test_wilson_interval_matches_its_closed_form_and_is_not_a_point_at_the_ends():
+    # the Wilson bounds solve |k/n − s| = z·√(s(1 − s)/n) for s: check that they do
+    for k, n, z in [(0, 50, 1.0), (50, 50, 2.0), (7, 30, 1.959963984540054)]:
+        low, high = fit.wilson(k, n, z)
+        for s in (low, high):
+            if 0 < s < 1:
+                assert abs(k / n - s) == pytest.approx(z * np.sqrt(s * (1 - s) / n))
+    assert fit.wilson(0, 50) == pytest.approx((0.0, 1 / 51))
+    assert fit.wilson(0, 50, z=2)[1] == pytest.approx(4 / 54)
+    low, high = fit.wilson(25, 100)  # away from the ends: close to the normal interval
+    assert low < 0.25 < high and high - low == pytest.approx(2 * np.sqrt(0.25 * 0.75 / 100), rel=0.05)
+    # u per SE read from the 95 % interval: all n agreeing gives z/(2(n + z²))
+    z = 1.959963984540054
+    assert fit.wilson_u(8, 8, z) == pytest.approx(z / (2 * (8 + z * z)))
+    assert np.isnan(fit.wilson_u(0, 0))

@@ -47,8 +47,6 @@ replaced by a constant (the previous law) R² falls at quick scale from 0.98 to 
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 from scipy.optimize import curve_fit
@@ -251,28 +249,17 @@ def block_agreement(table: pd.DataFrame, blocks, gram: str, positive: float, nul
     return out
 
 
-def wilson(k: int, n: int, z: float = 1.0) -> tuple[float, float]:
-    """Wilson score interval (low, high) at z standard errors of a share k/n of independent draws: a share of
-    random draws read with no spread of its own (k = 0 or k = n still has u > 0: [0, z²/(n + z²)] at k = 0)."""
-    if n <= 0:
-        return float("nan"), float("nan")
-    p, q = k / n, z * z / n
-    centre, half = (p + q / 2) / (1 + q), z * math.sqrt(p * (1 - p) / n + q / (4 * n)) / (1 + q)
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
 def share_bound(n: int) -> float:
     """The bound of a claim that no draw of n independent ones shows an event the statement excludes (almost
     surely, or on every run): the share that 0 of n excludes at the verdict's 2 SE, the Wilson upper limit
     4/(n + 4).  Read with u = the Wilson half-width at 1 SE, 0 of n passes (u = 1/(2(n + 1))); a share of the
     draws above the bound fails.  One event in n small (n ≲ 50) still passes: the draws resolve a share, not one."""
-    return wilson(0, n, z=2.0)[1] if n > 0 else float("nan")
+    return fit.wilson(0, n, z=2.0)[1] if n > 0 else float("nan")
 
 
 def share_u(k: int, n: int) -> float:
     """u of a share k/n of independent draws: the Wilson interval's half-width at 1 SE (not 0 at k = 0 or n)."""
-    low, high = wilson(k, n)
-    return (high - low) / 2
+    return fit.wilson_u(k, n)
 
 
 def discrete_singular(table: pd.DataFrame, positive: float) -> tuple[int, int]:

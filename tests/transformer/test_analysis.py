@@ -251,10 +251,3 @@ def test_the_curve_gap_is_one_on_one_curve_and_grows_with_a_gap_between_the_mean
     # one law: r² ≈ χ²_6/6; means 0.2 apart against an error √(1.25/400) ≈ 0.056: r ≈ 3.7
     assert 0.3 < analysis.gf_curve_gap(_changes(0.0)) < 1.8
     assert analysis.gf_curve_gap(_changes(0.2)) > 3
-
-
-def test_the_wilson_interval_of_no_failures_is_not_a_point():
-    assert analysis.wilson(0, 50) == pytest.approx((0.0, 1 / 51))
-    assert analysis.wilson(0, 50, z=2)[1] == pytest.approx(4 / 54)
-    low, high = analysis.wilson(25, 100)
-    assert low < 0.25 < high and high - low == pytest.approx(2 * np.sqrt(0.25 * 0.75 / 100), rel=0.05)

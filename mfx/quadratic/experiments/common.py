@@ -13,6 +13,7 @@ import pandas as pd
 import torch
 
 from mfx.experiment import ConfigError, check
+from mfx.fit import wilson, wilson_u
 from mfx.quadratic import chain, model, ode, sgd
 
 # What the claims test (`source` of each claim): the paper's statements as the summary in
@@ -227,6 +228,5 @@ def agreement(agree) -> dict:
     n, k = agree.size, int(agree.sum())
     if n == 0:
         return {"u": float("nan"), "how": "no seed"}
-    u = np.sqrt(k * (n - k) / n + Z95**2 / 4) / (n + Z95**2)
-    low = (k + Z95**2 / 2) / (n + Z95**2) - Z95 * u
+    u, low = wilson_u(k, n, Z95), wilson(k, n, Z95)[0]
     return {"u": float(u), "how": f"{k}/{n} seeds agree (Wilson 95 %: share ≥ {low:.2f})"}
