@@ -133,6 +133,39 @@ def dim_fits(table, metric="err_h"):
     return fit.power_law(D, err["value"]), fit.nonneg_sum(terms, err["value"].to_numpy(float)), err
 
 
+# ------------------------------------------------------------------------ D/M ratio (resnet_ratio)
+
+
+RATIO_D_MIN_PER_D_OUT = 8  # resnet_ratio fits D ≥ 8·d_out: the read-out span's share d_out/D ≤ 1/8
+
+
+def ratio_err(table, metric="err_h"):
+    """resnet_ratio's `metric` (RMS over reps, step K; err_dh floored) per (L, M, D) on its fit window
+    D ≥ RATIO_D_MIN_PER_D_OUT·d_out, D ≤ DIM_D_MAX_PER_M·M (inside Thm 3's D = O(M))."""
+    err = floored(rms_over_seeds(table, "resnet_ratio", metric, ["L", "M", "D", "d_out"]))
+    return err[ratio_window(err)]
+
+
+def ratio_window(err):
+    """Rows (columns M, D, d_out) inside resnet_ratio's fit window."""
+    return (err["D"] >= RATIO_D_MIN_PER_D_OUT * err["d_out"]) & (err["D"] <= DIM_D_MAX_PER_M * err["M"])
+
+
+def ratio_fit(table, metric="err_h"):
+    """(exponent p in M at fixed D/M, exponent q in D/M at fixed M, points): least squares of
+    log err = p·log M + q·log(D/M) + k over `ratio_err` (one law for every cell, so q is the slope of
+    the one curve the M-curves collapse on when p = 0; at fixed M, q is also the exponent in D).
+    NaN with fewer than two M or two D/M."""
+    err = ratio_err(table, metric)
+    err = err[err["value"] > 0]
+    M, c = err["M"].to_numpy(float), (err["D"] / err["M"]).to_numpy(float)
+    if len(np.unique(M)) < 2 or len(np.unique(c)) < 2:
+        return float("nan"), float("nan"), len(err)
+    A = np.stack([np.log(M), np.log(c), np.ones_like(M)], axis=1)
+    (p, q, _), *_ = np.linalg.lstsq(A, np.log(err["value"].to_numpy(float)), rcond=None)
+    return float(p), float(q), len(err)
+
+
 # --------------------------------------------------------------------------------- lazy (alpha)
 
 

@@ -162,6 +162,45 @@ def dim(table):
     return {"error_vs_D": fig}
 
 
+@plotting.draws("resnet_ratio")
+def ratio(table):
+    """h_L and output errors vs D/M, one curve per M (the cells outside the fit window open): Thm 3's
+    collapse on one curve of slope 1/2 (h_L), and the output error beside it."""
+    fig, axes = plotting.figure(1, 2, width=4.6, height=2.8)
+    panels = (("err_h", "RMS error of $h_L$ (per coord.)", 0.5), ("err_f", "RMS output error", None))
+    for ax, (metric, ylabel, paper) in zip(axes, panels):
+        p, q, _ = analysis.ratio_fit(table, metric)
+        err = analysis.rms_se_over_seeds(table, "resnet_ratio", metric, ["L", "M", "D", "d_out"])
+        err = err.assign(c=err["D"] / err["M"], fitted=analysis.ratio_window(err))
+        widths = sorted(err["M"].unique())
+        for color, M in zip(plotting.colors(len(widths)), widths):
+            e = err[err["M"] == M].sort_values("c")
+            for fitted, face in ((True, color), (False, "none")):
+                part = e[e["fitted"] == fitted]
+                ax.errorbar(
+                    part["c"],
+                    part["value"],
+                    yerr=part["se"],
+                    fmt="o",
+                    color=color,
+                    mfc=face,
+                    label=f"$M$ = {M:g}" if fitted else None,
+                )
+        if paper is not None and len(err):
+            c = err["c"].to_numpy(float)
+            _paper_line(
+                ax, c, float(err["value"].median()), float(np.median(c)), paper, "paper: slope $+1/2$"
+            )
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("$D/M$")
+        ax.set_ylabel(ylabel)
+        ax.set_title(f"joint fit: $M^{{{p:+.2f}}}\\,(D/M)^{{{q:+.2f}}}$")
+        plotting.grid_ticks(ax, sorted(err["c"].unique()))
+        plotting.legend_outside(ax)
+    return {"error_vs_ratio": fig}
+
+
 @plotting.draws("resnet_lazy")
 def lazy(table):
     fits, mean = analysis.lazy_fits(table)

@@ -139,6 +139,57 @@ RANGES: dict[str, dict] = {
         "(a/L is constant in D at fixed L: see claims_dim); quick (4 reps) measured R² 0.94–0.98 over "
         "seeds 0..9",
     },
+    # ---------------------------------------------------------------------------- resnet_ratio
+    "ratio_M_slope": {
+        "statement": "chizat.thm3/ratio",
+        "mistake": "units drawn N(0, D^(1−2δ)·I) instead of N(0, D·I) (the std-√D convention with its "
+        "exponent off; size δ, an exponent shift; at fixed D/M, D ∝ M, so the law in D/M leaks into M).  "
+        "docs/power.csv resnet_ratio_unit_std, seed 0: quick +0.014 ± 0.012 unshifted, −0.063 (pass) at "
+        "δ = 0.05, −0.130 ± 0.012 fail from 0.1 (p moves ≈ −1.4·δ); paper +0.029 ± 0.019, −0.043 (pass) at "
+        "0.05, −0.105 ± 0.018 inconclusive at 0.1, −0.218 fail at 0.2.  δ = 0.05 (≈ −0.07) stays inside "
+        "± 0.1",
+        "detects": {"quick": 0.1, "paper": 0.2},
+        "target": {"quick": 0.05, "paper": 0.05},
+        "value": 0.0,
+        "tol": {"quick": 0.1, "paper": 0.1},
+        "reason": "Thm 3's bound O(1/L + √(D/(LM))) is a function of L and D/M only, and tight: at fixed L "
+        "and D/M the h_L error neither grows nor falls with M, exponent p = 0 (the 1/L term is constant "
+        "there).  Known biases, both toward p > 0 and small: the reference's own error (variance ≤ 1/16 "
+        "of the network's, L·M_max ≤ L_ref·M_ref/16: ≤ +0.02 over a factor 4 in M) and the pinned read-out "
+        "span (share d_out/D ≤ 1/8 on the window; from run_dim's span/⊥ ratio 0.68 at step K: ≤ +0.02).  "
+        "± 0.1 as width_slope (a per-coordinate RMS over a factor 4 in M); fixed before data",
+    },
+    "ratio_slope": {
+        "statement": "chizat.thm3/ratio",
+        "mistake": "units drawn N(0, D^(1−2δ)·I) instead of N(0, D·I) (the std-√D convention with its "
+        "exponent off; size δ, an exponent shift; at fixed D/M, D ∝ M, so the law in D/M leaks into M).  "
+        "docs/power.csv resnet_ratio_unit_std, seed 0: quick 0.526 ± 0.024 unshifted, 0.451 and 0.383 (pass) "
+        "at δ = 0.05, 0.1, 0.272 fail from 0.2; paper 0.539 ± 0.021, 0.461, 0.391 (pass), 0.282 fail at "
+        "0.2: q moves ≈ −1.2·δ, and ± 0.15 lets 0.1 through",
+        "detects": {"quick": 0.2, "paper": 0.2},
+        "target": {"quick": 0.05, "paper": 0.05},
+        "value": 0.5,
+        "tol": {"quick": 0.15, "paper": 0.15},
+        "reason": "Thm 3's √(D/(LM)) term, tight: the M-curves collapse on one curve in D/M whose slope "
+        "(q of the joint fit, `analysis.ratio_fit`) is 1/2; ± 0.15 as dim_slope (resnet_dim measured a "
+        "finite-size offset +0.04..+0.05 on the same statistic); fixed before data",
+    },
+    "ratio_disp_M_slope": {
+        "statement": "chizat.thm3/trained",
+        "mistake": "units drawn N(0, D^(1−2δ)·I) instead of N(0, D·I) (the std-√D convention with its "
+        "exponent off; size δ, an exponent shift; at fixed D/M, D ∝ M, so the law in D/M leaks into M).  "
+        "training off (GD rate × 0) fails it through the untrained rule.  docs/power.csv "
+        "resnet_ratio_unit_std, seed 0: quick −0.021 ± 0.021 unshifted, −0.097 (pass) at δ = 0.05, −0.151 "
+        "fail from 0.1; paper −0.014 ± 0.035, −0.089 (pass) at 0.05, −0.139 ± 0.040 inconclusive at 0.1, "
+        "−0.219 fail at 0.2",
+        "detects": {"quick": 0.1, "paper": 0.2},
+        "target": {"quick": 0.05, "paper": 0.05},
+        "value": 0.0,
+        "tol": {"quick": 0.1, "paper": 0.1},
+        "reason": "Thm 3 after k GD steps: the h_L error of the trained displacement (h_K − h_0) − "
+        "(h_ref,K − h_ref,0) is a function of L and D/M too (p = 0); ± as ratio_M_slope (fixed before "
+        "data).  Untrained it is exactly 0 (floored: p reads 0), so it rests on the untrained rule",
+    },
     "loss_drop": {
         "value": 0.8,
         "reason": "the networks learn (issue 27 §3): K GD steps at the mean-field rate cut the loss by an "

@@ -127,10 +127,18 @@ STATEMENTS: list[Statement] = [
             "fixed L",
             "trained": "what training adds to the h_L error obeys the same √D law (at k = 0 it is the "
             "central limit theorem of i.i.d. blocks: identity)",
+            "ratio": "D/M is the controlled ratio: the bound depends on L and D/M only, so at fixed L and "
+            "D/M the h_L error is flat in M, and the errors of every M collapse on one curve in D/M of "
+            "slope 1/2 (D = c·M, c ≤ 4)",
         },
-        untestable="the output error, the 1/L term in a D sweep, and the departure for D ≫ M are not "
-        "claimed as paper statements (issue 37 §3); the summary does not say in which space the error "
-        "is measured (the companion code's embedding-space metric is used)",
+        untestable="the output error (what the loss sees), the 1/L term in a D sweep and the departure "
+        "for D ≫ M are not claimed as paper statements (issue 37 §3).  The output error is measured "
+        "beside h_L (resnet_ratio, detail of the collapse claim): under the read-out f = W_Uᵀh_L/D an "
+        "error not aligned with W_U gives O(√(d_out/(LM))), no D, which holds at k = 0 (seed 0: "
+        "exponents in M, D/M −0.54, −0.06 quick; −0.67, −0.06 paper) but not at step K (−0.34, +0.50 "
+        "quick; −0.36, +0.17 paper), where GD has fitted both outputs to the same data; the summary does "
+        "not say in which space the error is measured (the companion code's embedding-space metric is "
+        "used)",
     ),
     Statement(
         id="chizat.phase",

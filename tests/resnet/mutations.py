@@ -192,6 +192,12 @@ POWER = {
         unit_std_exponent_off,
         (0.05, 0.1, 0.2, 0.3, 0.5),
     ),
+    "resnet_ratio_unit_std": Entry(
+        "resnet_ratio",
+        "units drawn N(0, D^(1−2s)·I) instead of N(0, D·I) (s = ½: the std-1 habit; s an exponent shift)",
+        unit_std_exponent_off,
+        (0.05, 0.1, 0.2, 0.3),
+    ),
     "resnet_lazy_reference": Entry(
         "resnet_lazy",
         "the tangent-limit reference's embedding a share s foreign: √(1−s)·W_E + √s·(another draw) (s = 1: another network's limit)",

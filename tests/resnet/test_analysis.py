@@ -77,6 +77,24 @@ def test_dim_beyond_fits_D_ge_4_M():
     assert span == (64, 256) and slope["slope"] == pytest.approx(1.5, abs=1e-9)
 
 
+def test_ratio_fit_reads_p_in_M_and_q_in_D_over_M_inside_8_d_out_le_D_le_4_M():
+    """err = M^p·(D/M)^q on the window; cells below 8·d_out or above 4·M (value 1) are not read."""
+    points = [
+        {
+            "L": 16,
+            "M": M,
+            "D": int(c * M),
+            "d_out": 2,
+            "value": M**-0.2 * c**0.7 if 16 <= c * M <= 4 * M else 1.0,
+        }
+        for M in (16, 32, 64)
+        for c in (0.5, 1, 2, 4, 8)
+    ]
+    p, q, n = analysis.ratio_fit(_table("resnet_ratio", "err_h", points))
+    assert (p, q) == pytest.approx((-0.2, 0.7), abs=1e-9)
+    assert n == 11  # (16, 0.5) below 8·d_out, every c = 8 above 4·M
+
+
 def test_lazy_fits_are_power_laws_of_the_rep_mean_in_alpha():
     alphas = [1.0, 2, 4, 8]
     table = pd.concat(

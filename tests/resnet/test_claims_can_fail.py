@@ -219,6 +219,23 @@ CASES = [
     ),
     ("resnet_dim", sized(unit_std_exponent_off, 0.2), ["slope of the h_L error vs D"]),
     ("resnet_dim", sized(unit_std_exponent_off, 0.05), ["trained companion"]),
+    (
+        "resnet_ratio",
+        training_zero,
+        [
+            "exponent in M of the h_L error",
+            "slope in D/M of the one curve",
+            "trained companion",
+        ],
+    ),
+    ("resnet_ratio", training_off, ["the networks learn"]),
+    # the D/M law broken by a unit std off by D^−δ: p moves ≈ −1.4·δ, q ≈ −1.2·δ (quick, seed 0, docs/power.csv)
+    (
+        "resnet_ratio",
+        sized(unit_std_exponent_off, 0.1),
+        ["exponent in M of the h_L error", "trained companion"],
+    ),
+    ("resnet_ratio", sized(unit_std_exponent_off, 0.2), ["slope in D/M of the one curve"]),
     ("resnet_lazy", v_init_over_alpha, ["slope of the local feature movement", "exponent q", "exponent r"]),
     ("resnet_lazy", full_linearisation_as_limit, ["distance to the (blockwise) tangent model"]),
     ("resnet_lazy", uncoupled_limit_reference, ["exponent p"]),
@@ -284,6 +301,15 @@ CASES = [
     ("resnet_phase", sized(residual_scale_exponent_off, -0.05), ["critical γ*"]),
     ("resnet_phase", sized(residual_scale_exponent_off, -0.2), ["lazy side"]),
 ]
+NAMES = (
+    "resnet_depth",
+    "resnet_width",
+    "resnet_dim",
+    "resnet_ratio",
+    "resnet_lazy",
+    "resnet_phase",
+    "resnet_limit",
+)
 FAST: set[str] = set()  # each takes 20–90 s (a quick sweep): `make test-all` runs them
 
 
@@ -295,7 +321,7 @@ def _case(name, mistake, statements):
 def test_every_claim_has_a_mistake():
     """Every paper and derived claim (identities hold by construction: nothing to inject)."""
     covered = {(name, s) for name, _, statements in CASES for s in statements}
-    for name in ("resnet_depth", "resnet_width", "resnet_dim", "resnet_lazy", "resnet_phase", "resnet_limit"):
+    for name in NAMES:
         for claim in registry.get(name).claims(_empty(name)):
             if claim.kind == "identity":
                 continue
@@ -303,7 +329,7 @@ def test_every_claim_has_a_mistake():
 
 
 def test_every_claim_has_a_kind_and_source_and_paper_claims_quote_chizat():
-    for name in ("resnet_depth", "resnet_width", "resnet_dim", "resnet_lazy", "resnet_phase", "resnet_limit"):
+    for name in NAMES:
         for claim in registry.get(name).claims(_empty(name)):
             assert claim.kind in registry.KINDS and claim.source, (name, claim.statement)
             if claim.kind == "paper":

@@ -36,6 +36,7 @@ def test_same_seed_same_bytes_other_seed_independent_draws(tmp_path):
         ("resnet_depth", "model.L_ref=1000000000"),
         ("resnet_width", "model.M_ref=1000000000"),
         ("resnet_dim", "model.L_ref=1000000000"),
+        ("resnet_ratio", "model.L_ref=1000000000"),
         ("resnet_lazy", "model.L=1000000000"),
         ("resnet_phase", "model.L=1000000000"),
         ("resnet_limit", "model.L=1000000000"),
@@ -80,6 +81,11 @@ def _cfg(model):
         ("resnet_depth", ["model.L=2,4", "model.M=[1]", "model.L_ref=8", "model.M_ref=8"]),
         ("resnet_width", ["model.L=2", "model.M=[1,4]", "model.L_ref=16", "model.M_ref=8"]),
         ("resnet_dim", ["model.D=4,8", "model.L=4", "model.M=4", "model.L_ref=8", "model.M_ref=8"]),
+        pytest.param(  # as resnet_dim's (its twin in code): slow, not to add its seconds to the default suite
+            "resnet_ratio",
+            ["model.ratio=1,2", "model.L=4", "model.M=4", "model.L_ref=8", "model.M_ref=8"],
+            marks=pytest.mark.slow,
+        ),
         (
             "resnet_lazy",
             [

@@ -11,4 +11,4 @@
 claims and figures both evaluate are in `mfx.resnet.analysis`, the figures in `mfx.resnet.plots`.
 """
 
-from mfx.resnet.experiments import depth, dim, lazy, limit, phase, width  # noqa: F401  (importing registers them)
+from mfx.resnet.experiments import depth, dim, lazy, limit, phase, ratio, width  # noqa: F401  (importing registers them)
