@@ -139,6 +139,7 @@ SIZE_KEYS: dict[str, tuple[str, ...]] = {
     "resnet_lazy": ("model.L", "model.M", "model.reps"),
     "resnet_limit": ("model.L", "model.M", "model.draws", "model.reps"),
     "resnet_phase": ("model.D", "model.L", "model.M", "model.reps"),
+    "resnet_ratio": ("model.M", "model.ratio", "model.reps"),
     "resnet_width": ("model.L", "model.M", "model.reps"),
     "transformer_adjoint": ("model.Ls", "model.M", "model.seeds"),
     "transformer_convergence": ("model.L", "model.H", "model.n", "model.seeds", "model.steps"),
