@@ -433,6 +433,50 @@ def residual_p_shift(rows, slope: float) -> dict:
     return {int(p): float(v) for p, v in resid.groupby(pair["p"]).mean().items()}
 
 
+# issue 38 §4: the summaries of ρ0 that σ_max is set against (the `ode_spectrum` rows' metrics); the
+# "trace" of a non-square ρ0 is read as its nuclear norm, the sum of its singular values
+RHO0_SUMMARIES = {
+    "ln_sigma_max": "σ_max",
+    "ln_fro": "‖ρ0‖_F",
+    "ln_sigma_min": "σ_min",
+    "ln_nuclear": "‖ρ0‖_* (trace)",
+}
+
+
+def spectrum_wide(rows) -> pd.DataFrame:
+    """Per (p, seed) of the `ode_spectrum` rows of one p*: columns tau_esc and the RHO0_SUMMARIES, seeds
+    that escaped only. Rows already wide (a bootstrap's resample of them) are returned as they are."""
+    if "tau_esc" in rows.columns:
+        return rows
+    d = rows[rows["metric"].isin(["tau_esc", *RHO0_SUMMARIES])]
+    wide = d.pivot_table(index=["p", "seed"], columns="metric", values="value")
+    return wide.reindex(columns=["tau_esc", *RHO0_SUMMARIES]).dropna().reset_index()
+
+
+def summary_r2(rows) -> dict:
+    """{summary: R² of τ_esc on it}: one-variable least squares with one intercept per p (τ_esc and the
+    summary taken about their means at each p), seeds pooled over p — the share of τ_esc's seed-to-seed
+    variance that each summary of ρ0 explains alone."""
+    wide = spectrum_wide(rows)
+    if len(wide) < 3:
+        return {k: float("nan") for k in RHO0_SUMMARIES}
+    columns = ["tau_esc", *RHO0_SUMMARIES]
+    centred = wide[columns] - wide.groupby("p")[columns].transform("mean")
+    y = centred["tau_esc"].to_numpy()
+    out = {}
+    for k in RHO0_SUMMARIES:
+        x = centred[k].to_numpy()
+        out[k] = float(np.dot(x, y) ** 2 / (np.dot(x, x) * np.dot(y, y)))
+    return out
+
+
+def sigma_max_advantage(rows) -> float:
+    """R² of τ_esc on ln σ_max(ρ0) minus the largest R² of the other summaries (summary_r2): > 0 when σ_max
+    explains the escape better than each of them."""
+    r2 = summary_r2(rows)
+    return float(r2["ln_sigma_max"] - max(v for k, v in r2.items() if k != "ln_sigma_max"))
+
+
 def exit_rates(rows) -> pd.Series:
     """Seed-mean exit rate of ε_pl − ε per p (rows of one p*, one N: metric exit_rate)."""
     return rows[rows["metric"] == "exit_rate"].groupby("p")["value"].mean()
@@ -459,16 +503,20 @@ def window_times(rows, level: float, theory: dict) -> pd.DataFrame:
     """Per (p, seed) of one p* and N: `measured`, the time the exit fit ε_pl − ε ≈ A e^{rate·τ} reaches
     level·ε_pl(p), and `predicted`, the same time from the derived rate and prefactor with the seed's own
     ||ρ0||² (escape_theory: A = prefactor_per_rho0·||ρ0||²).  `theory`: {p: escape_theory(p, …)}."""
-    wide = rows[rows["metric"].isin(["exit_rate", "exit_prefactor", "rho0_F2"])].pivot_table(
+    refs = ["ln_rho0_F2_ref", "ln_rho0_F2_ref_se"]
+    wide = rows[rows["metric"].isin(["exit_rate", "exit_prefactor", "rho0_F2", *refs])].pivot_table(
         index=["p", "seed"], columns="metric", values="value"
     )
-    wide = wide.reindex(columns=["exit_rate", "exit_prefactor", "rho0_F2"]).dropna().reset_index()
+    wide = wide.reindex(columns=["exit_rate", "exit_prefactor", "rho0_F2", *refs])
+    wide = wide.rename(columns={"ln_rho0_F2_ref": "x_ref", "ln_rho0_F2_ref_se": "x_ref_se"})
+    wide = wide.dropna(subset=["exit_rate", "exit_prefactor", "rho0_F2"]).reset_index()
     th = pd.DataFrame([{"p": p, **v} for p, v in theory.items()])
     wide = wide.merge(th[["p", "eps_pl", "exit_rate", "prefactor_per_rho0"]], on="p", suffixes=("", "_th"))
     target = np.log(level * wide["eps_pl"])
     wide["measured"] = (target - np.log(wide["exit_prefactor"])) / wide["exit_rate"]
     wide["predicted"] = (target - np.log(wide["prefactor_per_rho0"] * wide["rho0_F2"])) / wide["exit_rate_th"]
-    return wide[["p", "seed", "measured", "predicted"]]
+    wide["x"] = np.log(wide["rho0_F2"])
+    return wide[["p", "seed", "measured", "predicted", "x", "x_ref", "x_ref_se"]]
 
 
 def window_shift(times: pd.DataFrame, p_lo: int, p_hi: int, column: str = "measured") -> float:
@@ -476,6 +524,32 @@ def window_shift(times: pd.DataFrame, p_lo: int, p_hi: int, column: str = "measu
     window, where the prefactor alone sets it."""
     mean = times.groupby("p")[column].mean()
     return float(mean.get(p_lo, np.nan) - mean.get(p_hi, np.nan))
+
+
+def adjusted_window_shift(times: pd.DataFrame, p_lo: int, p_hi: int) -> float:
+    """window_shift of the `measured` times with a control variate (issue 38 §3): each p's seed mean of τ_w
+    minus its least-squares slope on x = ln ||ρ0||_F² times (mean x − x_ref), where x_ref is E ln ||ρ0||_F²
+    of the init as drawn (a large Monte Carlo of the same init code, the rows' ln_rho0_F2_ref). The estimate
+    of each p's mean stays that of the init's law (x_ref moves with any change of the init, e.g. ρ0 per
+    width), while the seed spread that ln ||ρ0||² sets (τ_w is linear in it at the onset) drops out: its u
+    falls by √(1 − R²). NaN without x_ref or with < 3 seeds at a p."""
+    return _adjusted_mean(times, p_lo)[0] - _adjusted_mean(times, p_hi)[0]
+
+
+def adjusted_shift_reference_u(times: pd.DataFrame, p_lo: int, p_hi: int) -> float:
+    """The part of adjusted_window_shift's uncertainty that the seed bootstrap does not see: the Monte Carlo
+    error of x_ref (its SE x_ref_se) times each p's slope, the two p in quadrature."""
+    return float(np.hypot(*(_adjusted_mean(times, p)[1] for p in (p_lo, p_hi))))
+
+
+def _adjusted_mean(times, p) -> tuple[float, float]:
+    """(the control-variate mean of τ_w at p, slope × SE of x_ref): adjusted_window_shift's parts."""
+    d = times[times["p"] == p]
+    if len(d) < 3 or not np.isfinite(d["x_ref"]).all() or d["x"].nunique() < 2:
+        return float("nan"), float("nan")
+    slope = np.polyfit(d["x"], d["measured"], 1)[0]
+    mean = d["measured"].mean() - slope * (d["x"].mean() - d["x_ref"].iloc[0])
+    return float(mean), float(abs(slope) * d["x_ref_se"].iloc[0])
 
 
 def rate_ratio_across_p_star(rows, lo: int, hi: int) -> float:

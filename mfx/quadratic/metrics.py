@@ -42,6 +42,13 @@ METRICS = {
         "rho0_F2": "‖ρ0‖_F², the initial overlaps' squared norm",
         "exit_rate": "rate of ε_pl − ε_g ≈ A e^{rate·τ} fitted in the exit window",
         "exit_prefactor": "prefactor A of that fit",
+        "ln_rho0_F2_ref": "E ln ‖ρ0‖_F² of the ODE's init by a Monte Carlo of the same init code (the largest N; one "
+        "value on every seed's row): the acceleration claim's control-variate reference",
+        "ln_rho0_F2_ref_se": "the Monte Carlo standard error of ln_rho0_F2_ref",
+        "ln_sigma_min": "ln σ_min(ρ0), the smallest singular value of the initial overlaps (ode_spectrum rows)",
+        "ln_fro": "ln ‖ρ0‖_F, the log Frobenius norm of the initial overlaps (ode_spectrum rows)",
+        "ln_nuclear": "ln ‖ρ0‖_*, the log nuclear norm (sum of singular values: the trace of a non-square ρ0) "
+        "of the initial overlaps (ode_spectrum rows)",
     },
     "quad_hessian": {
         "eigenvalue": "a Hessian eigenvalue (units 4aa*; see multiplicity)",

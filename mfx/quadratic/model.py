@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import torch
+from scipy import special
 
 from mfx import runtime
 
@@ -88,6 +89,21 @@ def idealised_init(p, p_star, N, seeds, sigma0=1.0, rho0_scale=1.0):
     G = runtime.randn((p, p_star), seeds, "quadratic", "rho0", dtype=torch.float64).numpy()
     Q0 = np.broadcast_to(sigma0**2 * np.eye(p), (len(seeds), p, p)).copy()
     return rho0_scale * sigma0 * G / np.sqrt(N), Q0
+
+
+def spectrum_init(p, p_star, N, seeds, sigma0=1.0, rho0_scale=1.0, decades=1.0):
+    """The idealised init with a controlled spectrum (issue 38 §4): Q0 = σ0² I, ρ0 = c·U diag(s) Vᵀ with U
+    [p, p*] and V [p*, p*] Haar (polar factors of Gaussian draws) and singular values s_k = 10^(decades·(u_k − ½)),
+    u_k i.i.d. uniform (log-uniform over `decades`, independent across k), so that σ_max, σ_min, ||ρ0||_F and the
+    nuclear norm decorrelate; c = r σ0 √(p/(N E s²)) gives E||ρ0||_F² = r²σ0² p p*/N, the idealised init's size
+    (E s² = (10^d − 10^-d)/(2 d ln 10)). Needs p ≥ p*."""
+    U = stiefel(p, p_star, seeds, "spectrum_U")
+    V = stiefel(p_star, p_star, seeds, "spectrum_V")
+    z = runtime.randn((p_star,), seeds, "quadratic", "spectrum_s", dtype=torch.float64).numpy()
+    s = 10.0 ** (decades * (special.ndtr(z) - 0.5))  # Φ(z) is uniform on (0, 1)
+    mean_s2 = (10.0**decades - 10.0**-decades) / (2 * decades * np.log(10.0)) if decades else 1.0
+    rho0 = rho0_scale * sigma0 * np.sqrt(p / (N * mean_s2)) * (U * s[:, None, :]) @ V.transpose(0, 2, 1)
+    return rho0, np.broadcast_to(sigma0**2 * np.eye(p), (len(seeds), p, p)).copy()
 
 
 def _tr(A: np.ndarray) -> np.ndarray:

@@ -142,9 +142,12 @@ STATEMENTS: list[Statement] = [
         {
             "contrast": "σ_max(ρ0) explains more of τ_esc's variance over seeds and p than p does beyond it",
             "slope": "τ_esc falls with ln σ_max(ρ0) at the derived slope −1/(4a*)",
+            "alternatives": "σ_max(ρ0) explains τ_esc's seed-to-seed variance better than the other summaries of "
+            "ρ0 — ||ρ0||_F, σ_min(ρ0) and the nuclear norm (the trace of a non-square ρ0) — on initial overlaps "
+            "with a controlled spectrum (singular values log-uniform over a decade, p* ≥ 2)",
         },
-        untestable="σ_max against other summaries of ρ0 (its norm, trace, smallest singular value) at a "
-        "controlled spectrum is not tested (issue 38 §4)",
+        untestable="at p* = 1 ρ0 is a vector and every summary of it is |ρ0|: 'alternatives' is read at p* ≥ 2; "
+        "'the trace' of a non-square ρ0 has no meaning and is read as its nuclear norm",
     ),
     Statement(
         "bocchi.manifold",

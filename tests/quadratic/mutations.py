@@ -140,6 +140,22 @@ def p_dependent_rate(monkeypatch, s):
     monkeypatch.setattr(ode, "rhs", rhs)
 
 
+def overlap_isotropic(monkeypatch, s):
+    """dQ/dτ sees the overlap through its size only (a scalar closure of the overlap Gram): its ρ replaced by
+    one with the same singular vectors and singular values √((1 − s)h_k² + s·mean h²), i.e. ρρᵀ → (1 − s)ρρᵀ
+    + s·(||ρ||_F²/p*)·P_ρ; dρ/dτ as it is. At s = 1 the norms of all overlap directions grow with ||ρ||_F²
+    alone, so ||ρ0||_F, not σ_max(ρ0), sets the escape."""
+    original = ode.rhs
+
+    def rhs(rho, Q, T, a, a_star, g=0.0, Delta=0.0):
+        u, h, vt = np.linalg.svd(rho, full_matrices=False)
+        h2 = (1 - s) * h**2 + s * np.mean(h**2, axis=-1, keepdims=True)
+        rho_s = (u * np.sqrt(h2)[..., None, :]) @ vt
+        return original(rho, Q, T, a, a_star, g, Delta)[0], original(rho_s, Q, T, a, a_star, g, Delta)[1]
+
+    monkeypatch.setattr(ode, "rhs", rhs)
+
+
 def teacher_readout_summed(monkeypatch, s):
     """The mean teacher readout a* = 1/p* replaced by p*^(s − 1) everywhere (the dynamics, the risk, the derived
     values): s = 1 is the sum teacher (a* = 1), whose escape rate 8a* no longer depends on p*."""
@@ -269,6 +285,14 @@ POWER = {
         "ρ0 at rho0_scale·p^(-s/2): a fraction s of the ||ρ0||² ∝ p growth removed (ODE claims only)",
         overlap_per_width,
         sizes=(0.25, 0.5, 1.0),
+        overrides=ODE_ONLY,
+    ),
+    # bocchi.escape_sigma_max/alternatives (the ODE's claims: ODE_ONLY)
+    "quad_escape_overlap_isotropic": Entry(
+        "quad_escape",
+        "dQ/dτ with ρρᵀ → (1 − s)ρρᵀ + s·(‖ρ‖_F²/p*)·P_ρ: the overlap's size, not σ_max, sets the escape (ODE claims only)",
+        overlap_isotropic,
+        sizes=(0.1, 0.25, 0.5, 1.0),
         overrides=ODE_ONLY,
     ),
     # bocchi.time_scale/set_by_p_star (the ODE's claims: ODE_ONLY)

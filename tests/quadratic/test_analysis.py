@@ -1,5 +1,6 @@
 import numpy as np
 import pandas as pd
+from scipy import special
 
 from mfx import fit
 from mfx.quadratic import analysis
@@ -177,3 +178,68 @@ def test_sgd_ode_ratio_pairs_runs_by_N_and_seed():
     per_N = analysis.sgd_ode_ratio_per_N(rows)
     assert per_N[10] == 1.5 and np.isnan(per_N[100])
     assert np.isnan(analysis.sgd_ode_ratio(rows[rows["method"] == "sgd"]))
+
+
+def _spectrum_rows(rng, summary, n_seeds=200):
+    """ode_spectrum-like rows of two widths: two singular values log-uniform over a decade, tau_esc set by
+    `summary` (a function of them) at the derived slope −1/(4a*) = −0.5 (p* = 2), plus small noise."""
+    rows = []
+    for p in (2, 8):
+        for seed in range(n_seeds):
+            s = np.sort(10 ** rng.uniform(-0.5, 0.5, 2))[::-1] * 1e-3
+            values = {
+                "ln_sigma_max": np.log(s[0]),
+                "ln_fro": 0.5 * np.log(np.sum(s * s)),
+                "ln_sigma_min": np.log(s[1]),
+                "ln_nuclear": np.log(s.sum()),
+            }
+            values["tau_esc"] = -0.5 * np.log(summary(s)) + 0.1 * p + 0.01 * rng.normal()
+            rows += [{"p": p, "seed": seed, "metric": k, "value": v} for k, v in values.items()]
+    return pd.DataFrame(rows)
+
+
+def test_sigma_max_advantage_sees_which_summary_sets_the_escape():
+    """The alternatives statistic (bocchi.escape_sigma_max/alternatives) is > 0 when σ_max sets τ_esc and < 0
+    when the Frobenius norm or the nuclear norm does, on the same spectra; one intercept per p (the 0.1·p
+    offset costs nothing), and each R² is that of the summary alone."""
+    rng = np.random.default_rng(0)
+    by_max = _spectrum_rows(rng, lambda s: s[0])
+    r2 = analysis.summary_r2(by_max)
+    assert r2["ln_sigma_max"] > 0.99 and 0.9 < r2["ln_fro"] < 0.99 and r2["ln_sigma_min"] < 0.5
+    assert analysis.sigma_max_advantage(by_max) > 0.01
+    assert analysis.sigma_max_advantage(_spectrum_rows(rng, lambda s: np.sqrt(np.sum(s * s)))) < -0.01
+    assert analysis.sigma_max_advantage(_spectrum_rows(rng, lambda s: s.sum())) < -0.01
+    # a bootstrap's resample, already wide, gives the same numbers as the long rows
+    wide = analysis.spectrum_wide(by_max)
+    assert analysis.sigma_max_advantage(wide) == analysis.sigma_max_advantage(by_max)
+
+
+def test_adjusted_window_shift_removes_the_seed_spread_and_follows_the_reference():
+    """The control variate of the acceleration claim: τ_w = c_p − x/8 + noise (x = ln ||ρ0||², χ²-spread)
+    gives back c_lo − c_hi − (x_ref(lo) − x_ref(hi))/8 with the noise's spread only, not x's; moving the
+    reference (an init drawn smaller at one width) moves the estimate by slope × the move."""
+    rng = np.random.default_rng(1)
+    rows = []
+    for p, c, ref in ((1, 1.0, -13.0), (8, 0.9, -11.0)):
+        x = ref + np.log(rng.chisquare(p, 64)) - (special.digamma(p / 2) + np.log(2))  # E x = ref
+        measured = c - x / 8 + 1e-3 * rng.normal(size=64)
+        rows += [
+            {"p": p, "seed": k, "measured": m, "x": xi, "x_ref": ref, "x_ref_se": 0.01}
+            for k, (m, xi) in enumerate(zip(measured, x))
+        ]
+    times = pd.DataFrame(rows)
+    want = (1.0 + 13.0 / 8) - (0.9 + 11.0 / 8)
+    np.testing.assert_allclose(analysis.adjusted_window_shift(times, 1, 8), want, atol=2e-3)
+    assert fit.seed_sd(times, lambda t: analysis.adjusted_window_shift(t, 1, 8)) < 2e-3
+    assert (
+        fit.seed_sd(times, lambda t: analysis.window_shift(t, 1, 8)) > 0.02
+    )  # the plain difference of means
+    np.testing.assert_allclose(
+        analysis.adjusted_shift_reference_u(times, 1, 8), np.hypot(0.01, 0.01) / 8, rtol=0.02
+    )
+    moved = times.assign(x_ref=np.where(times["p"] == 8, -11.0 - np.log(8), times["x_ref"]))
+    np.testing.assert_allclose(
+        analysis.adjusted_window_shift(moved, 1, 8) - analysis.adjusted_window_shift(times, 1, 8),
+        -np.log(8) / 8,
+        rtol=0.02,
+    )

@@ -21,6 +21,7 @@ from .mutations import (
     ode_off,
     ode_with,
     overlap_exponent,
+    overlap_isotropic,
     overlap_per_width,
     p_dependent_rate,
     reference_moved,
@@ -718,10 +719,25 @@ def test_escape_acceleration_fails_when_the_overlap_is_normalised_by_the_student
     'escape.faster'), the smallest of the power grid (0.25, 0.5, 1) that fails it.  Measured (quick, seed 0,
     p* = 2): the onset shift τ_w(2) − τ_w(8) −0.139 ± 0.025 τ (fail against ≥ 0.05; unmutated +0.207, at
     s = 0.25 +0.121), while the escape-time shift reads −0.04 ± 0.05 (the nonlinear exit is faster at large
-    p), which is why the claim reads the onset.  At p* = 1 (u = 0.07) no size up to 1 fails it."""
+    p), which is why the claim reads the onset.  With the control variate (ln ||ρ0||_F² about its Monte Carlo mean,
+    issue 38 §3) u falls from 0.071 to 0.002 at p* = 1, which now fails too: 0.014 ± 0.002 (quick, seed 0; before
+    it −0.003 ± 0.071, inconclusive); p* = 2 −0.120 ± 0.002."""
     overlap_per_width(monkeypatch, 1.0)
+    table = _escape(
+        run_experiment, "model.p_star=1,2", "model.p=1,2,8", "model.ode_N=[1000,1000000]", *ODE_ONLY
+    )
+    _all_fail("quad_escape", table, "overparameterisation accelerates the escape")  # p* = 1 and 2
+
+
+@pytest.mark.slow
+def test_escape_sigma_alternatives_fail_when_the_overlap_size_sets_the_escape(run_experiment, monkeypatch):
+    """Mistake: dQ/dτ sees the overlap through its size only (ρρᵀ → (‖ρ‖_F²/p*)·P_ρ, size s = 1 of ranges
+    'escape.sigma_alternatives'), so ‖ρ0‖_F sets the escape exactly: R²(‖ρ0‖_F) → 1 and σ_max's falls behind.
+    (The claim also fails unmutated: at p* = 2 the nuclear norm explains τ_esc best; test_analysis shows the
+    statistic passing on rows where σ_max sets the escape.)"""
+    overlap_isotropic(monkeypatch, 1.0)
     table = _escape(run_experiment, "model.p_star=2", "model.p=2,8", "model.ode_N=[1000,1000000]", *ODE_ONLY)
-    _all_fail("quad_escape", table, "overparameterisation accelerates the escape")
+    _all_fail("quad_escape", table, "ln σ_max(ρ0) explains τ_esc better")
 
 
 @pytest.mark.slow
@@ -859,6 +875,7 @@ def test_escape_ode_paper_claims_fail_with_training_off(run_experiment, monkeypa
     _all_fail("quad_escape", table, "the time scale is set by p*")
     _all_fail("quad_escape", table, "overparameterisation accelerates the escape")
     _all_fail("quad_escape", table, "share of τ_esc's variance")
+    _all_fail("quad_escape", table, "ln σ_max(ρ0) explains τ_esc better")
 
 
 @pytest.mark.slow

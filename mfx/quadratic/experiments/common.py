@@ -34,6 +34,10 @@ PAPER = {
     "Anfangsüberlappungswert bestimmt, nicht durch die Anzahl der Neuronen p' — 'maßgeblich … nicht durch p' "
     "read as: ln σ_max(ρ0), with the derived slope, explains more of τ_esc's variance over seeds and p than p "
     "explains beyond it (no threshold of ours)",
+    "sigma_alternatives": f"{SUMMARY} §3A: 'Der Fluchtzeitpunkt wird maßgeblich durch den zufällig größten "
+    "Anfangsüberlappungswert bestimmt' — 'the largest' read against the other sizes of the initial overlap: "
+    "on ρ0 with a controlled spectrum, ln σ_max(ρ0) explains more of τ_esc's seed-to-seed variance than "
+    "ln ‖ρ0‖_F, ln σ_min(ρ0) or ln ‖ρ0‖_* (the trace of a non-square ρ0) does (no threshold of ours)",
     "plateau": f"{SUMMARY} §3A: 'Plateau-Phase: Die Normen sind stabilisiert, aber die Überlappungen ρ sind "
     "noch sehr klein. Das Risiko sinkt kaum'",
     "zero_loss": f"{SUMMARY} §3B–C: for p ≥ p* the zero-loss solutions form a manifold and 'die SGD-Dynamik "

@@ -9,8 +9,11 @@ from mfx.quadratic.experiments import escape
 
 def test_quad_escape_quick(quick_table, claims_of):
     table = quick_table("quad_escape")
-    claims = claims_of("quad_escape")
+    # bocchi.escape_sigma_max/alternatives: at p* = 2 the escape follows the nuclear norm and ‖ρ0‖_F more closely
+    # than σ_max (ranges 'escape.sigma_alternatives'); the other claims all pass
+    claims = claims_of("quad_escape", failing=("ln σ_max(ρ0) explains τ_esc better",))
     statements = [c.statement for c in claims]
+    assert sum(s.startswith("ln σ_max(ρ0) explains τ_esc better") for s in statements) == 1  # p* = 2 only
     assert sum("ODE slope of τ_esc vs ln N" in s for s in statements) == 2
     assert sum("SGD slope" in s for s in statements) == 2
     assert sum(s.startswith("SGD/ODE exit rate") for s in statements) == 2
@@ -42,7 +45,8 @@ def test_escape_beyond_the_escapable_learning_rate_is_recorded_not_hung():
     ).jobs
     rows = escape.run_escape(cfg)
     esc = rows[rows["metric"] == "tau_esc"]
-    at_g = esc[~esc["method"].isin(["ode", "ode_eta"])]  # ode_eta runs at its own η (g = 0.05 here)
+    # ode_eta runs at its own η (g = 0.05 here), ode and ode_spectrum are gradient flow
+    at_g = esc[~esc["method"].isin(["ode", "ode_eta", "ode_spectrum"])]
     assert set(at_g["status"]) == {"no_escape"}
     assert np.isnan(at_g["value"]).all()
 
