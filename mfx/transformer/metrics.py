@@ -25,7 +25,7 @@ COLUMNS = {
     "spacing": "spacing of the members' parameters",
     "sigma_z": "scale σ_z of the tilts z ~ N(0, σ_z² I) of the closed-form Gram",
     "block": "NTK block (full, V, Q, K, QK) or Gram of the clouds (gram_constants, gram_affine)",
-    "pool": "bootstrap resample of the reference's pool (E1's spread of the depth and width exponents over pools)",
+    "pool": "further pool of P heads, an independent draw of the initial law (E1's spread of the depth and width exponents over pools)",
     "sampling": "which run (0 or 1) of a pair of independent samplings of the initial law (transformer_adjoint)",
     "component": "flattened (input, coordinate) index of an output ŷ_i ∈ R^d (transformer_adjoint's gf_change)",
     "draw": "independent draw of a discrete family, of the clouds of the closed-form NTK comparison, or of "
@@ -42,8 +42,8 @@ METRICS = {
         "err_mc_t0": "the same at t = 0",
         "err_depth": "RMS of |ŷ_{L,P} − ŷ_ref| at t = T: the depth error of the full-pool network",
         "err_depth_t0": "the same at t = 0",
-        "err_depth_boot": "err_depth of a network whose pool is a bootstrap resample of the reference's pool",
-        "err_mc_boot": "err_mc of H heads drawn from bootstrap pool `pool`, against that pool's full network",
+        "err_depth_pool": "err_depth of further pool `pool` (an independent draw of P heads of the initial law)",
+        "err_mc_pool": "err_mc of H heads drawn from further pool `pool`, against that pool's full network",
         "travel_ref": "RMS over inputs of |ŷ_ref(T) − ŷ_ref(0)|: how far training moved the limit's output "
         "(the scale of the joint-limit claim)",
         "loss": "training loss R of the L×H network",

@@ -322,20 +322,36 @@ RANGES: dict[str, dict] = {
     },
     "E1_depth_exponent": {
         "value": 1.0,
-        "tol": {"quick": 0.2, "paper": 0.15},
+        "tol": {"quick": 0.2, "paper": 0.1},
         "why": "derived: trained for a fixed flow time, the full-pool network is an order-1 (Euler) scheme "
-        "in depth, |f_{L,P} − f_ref| ≈ a·(1/L − 1/L_ref) (analysis.py docstring); the a₂/L² term bends the "
-        "exponent by ± 0.15 (0.85–1.12 over pools 0–9 at quick, 0.86–1.00 at paper, pools 0–2); the claim's u "
-        "carries that spread: fit SE ⊕ the SD of the exponent over bootstrap resamples of the pool (issue 24 "
-        "§5; 0.047 over 4 resamples at quick, pool 0)",
+        "in depth, |f_{L,P} − f_ref| = x·|a + a₂·z|, x = 1/L − 1/L_ref, z = 1/L + 1/L_ref (analysis.py "
+        "docstring); the order k is fitted with that next term, A·xᵏ·(1 + c·z), L ≥ 4, on the reference's pool "
+        "and on the further pools (independent draws of P heads of the initial law), and their mean is the "
+        "claim, u = SD/√pools (issue 39).  The plain power law xᵏ read 0.887 ± 0.060 at paper seed 0, its u the "
+        "fit SE 0.03 (the a₂ bend: local exponents 0.60, 0.77, 0.89, 0.96 from L = (2, 4) to (16, 32)) ⊕ the "
+        "SD 0.052 over 8 bootstrap resamples of the pool, which spread 2.4× wider than 8 fresh pools (0.022); "
+        "the reference's own O(1/L_ref) error is in x (L_ref = 128 in place of 64, L = 4…64: 0.989 ± 0.003 over "
+        "9 pools against 0.984 ± 0.007).  Measured: paper seed 0 0.975 ± 0.006 (9 pools, 0.93–0.99), quick seed 0 "
+        "0.996 ± 0.018 (5 pools); u is the pool spread of the run's one data draw, not the spread between data "
+        "draws.  Fresh-seed audit: paper 8960–8962 (pool networks only, model.H=1 model.seeds=2) 1.025 ± 0.006, "
+        "1.011 ± 0.007, 0.992 ± 0.002; quick 8964, 8965 (mfx audit) 0.810 ± 0.060 (pools 0.66–0.99: at quick three "
+        "depths fix the three parameters, and 8964's a is small, local exponent 1.6 from L = 4 to 8), 0.961 ± "
+        "0.022; all pass.  An i.i.d. reference reads 0.060 ± 0.029 (quick seed 0): fail",
+        "post_hoc": "0 (the fit with the next Euler term, the mean over fresh pools and the paper tolerance "
+        "0.15 → 0.1, set after seeing seed 0's local exponents at paper and its pools at quick)",
     },
     "E1_width_exponent": {
         "value": -0.5,
         "tol": {"quick": 0.2, "paper": 0.15},
         "why": "derived: the L·H heads are i.i.d. draws from the pool, so the width error is a Monte Carlo "
         "error ∝ H^(−1/2) at fixed L (analysis.py docstring); its u is the seed-bootstrap SD (≈ 0.045 at "
-        "quick) ⊕ the pool's part of the SD of the exponent over networks drawn from bootstrap pools (issue 24 "
-        "§5; 0 at quick seed 0, where the 4 pools' SD 0.039 was their seeds' 0.041)",
+        "quick) ⊕ the pool's part of the SD of the exponent over networks drawn from further pools (issue 24 "
+        "§5; bootstrap resamples of the pool until issue 39, fresh draws of P heads since).  Paper seed 0 with "
+        "fresh pools: −0.490 ± 0.055, seed SD 0.040 ⊕ pool part 0.037 (4 pools of 8 seeds: SD 0.061, their "
+        "seeds' 0.049).  Issue 39's ± 0.1 with 2u ≤ 0.05 is out of the budget: both parts must fall ≈ 2.2×, "
+        "≈ 5× the L = 32 seeds (the L = 32 jobs are ≈ 3/4 of E1's paper CPU) and a pool part of one pool that "
+        "falls only with P (or a mean over ≥ 5 pools, each with its seeds): E1 paper ≈ 4× its CPU (≈ 600 s), "
+        "against the four transformer paper sweeps' 15 min",
         "post_hoc": "0 (paper: the bootstrap-pool networks draw 8 seeds, set from seed 0's rows: 0.043 for the pool's "
         "part against 0.046 with all seeds, 0 from 6 seeds; issue 40)",
     },

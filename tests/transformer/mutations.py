@@ -32,8 +32,8 @@ def iid_reference(mp):
         m = cfg.model
         Q, K, V = model.init_params(L, m.P, m.d, [cfg.seed], stream=("iid-ref",))
         out = model.train(Q, K, V, c.X, q0, y, eta=m.eta, steps=m.steps)
-        # the same i.i.d. reference for the pool and each of its bootstrap resamples
-        B = 1 + m.boot_pools
+        # the same i.i.d. reference for the pool and each further pool
+        B = 1 + m.pools
         return {"yhat": out["yhat"].expand(-1, B, -1, -1), "loss": out["loss"].expand(-1, B)}
 
     mp.setattr(limit, "_pool_net", wrong)
@@ -406,7 +406,7 @@ POWER = {
         (0.01, 0.02, 0.05, 0.1),
     ),
     # the joint-limit claim on the 3 × 3 grid L = 16, 8, 4 (paper 32, 16, 8), H = 64, 16, 4 (its diagonal ends
-    # at the full grid's (16, 64), paper (32, 64), with the same seeds), without the bootstrap pools (they feed
+    # at the full grid's (16, 64), paper (32, 64), with the same seeds), without the further pools (they feed
     # the exponents' u only)
     "transformer_limit_residual_L": Entry(
         "transformer_limit",
@@ -417,11 +417,11 @@ POWER = {
         (
             'grids.quick.L="16,8,4"',
             'grids.quick.H="64,16,4"',
-            "grids.quick.boot_pools=0",
+            "grids.quick.pools=0",
             'grids.paper.L="32,16,8"',
             'grids.paper.H="64,16,4"',
-            "grids.paper.boot_pools=0",
-            "model.boot_width=0",
+            "grids.paper.pools=0",
+            "model.pool_width=0",
         ),
     ),
     # the well-posedness rows of transformer_adjoint with the adjoint's own series shrunk (they depend only

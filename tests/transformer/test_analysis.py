@@ -171,23 +171,31 @@ def test_lh_grid_keeps_the_largest_eps_and_fits_the_seed_sd():
     assert np.isclose(analysis.lh_sd_fit(pd.DataFrame(rows), "lam0")["slope"], -0.5)
 
 
-def test_depth_boot_slopes_fit_each_bootstrap_pool_on_its_own():
-    """Pool b's depth error a_b·x^(k_b) gives back k_b; rows of the main pool (err_depth) are not read."""
-    t = _limit_table()
+def test_depth_exponents_read_the_first_order_through_the_next_euler_term_on_every_pool():
+    """|f_{L,P} − f_ref| = x·|a + a₂·z| (z = 1/L + 1/L_ref) on the reference's pool (err_depth) and on each
+    further pool (err_depth_pool): the order is 1 on every pool, whatever a₂ bends, where the plain power law
+    reads the bend (0.87 on pool 1 here); a half-order error (k = ½, any bend) reads ½."""
+    t = _limit_table(Ls=(4, 8, 16, 32), L_ref=64)  # err_depth = 0.6·x: order 1, no bend
     rows = []
-    for b, k in ((1, 0.9), (2, 1.1), (3, 1.0)):
-        for L in (4, 8, 16):
-            x = 1 / L - 1 / 32
+    for b, (a, a2, k) in enumerate(((0.6, -0.8, 1.0), (0.6, 0.9, 1.0), (0.3, 0.0, 0.5)), start=1):
+        for L in (4, 8, 16, 32):
+            x, z = 1 / L - 1 / 64, 1 / L + 1 / 64
             rows.append(
-                {"experiment": "transformer_limit", "status": "ok", "L": L, "H": 1, "L_ref": 32, "pool": b}
-                | {"metric": "err_depth_boot", "value": 0.3 * x**k}
+                {"experiment": "transformer_limit", "status": "ok", "L": L, "H": 1, "L_ref": 64, "pool": b}
+                | {
+                    "metric": "err_depth_pool",
+                    "value": x**k * abs(a + a2 * z) if k == 1 else a * x**k * (1 + 0.4 * z),
+                }
             )
-    slopes = analysis.depth_boot_slopes(pd.concat([t, pd.DataFrame(rows)], ignore_index=True))
-    np.testing.assert_allclose(slopes, [0.9, 1.1, 1.0], atol=1e-12)
-    assert len(analysis.depth_boot_slopes(t)) == 0
+    table = pd.concat([t, pd.DataFrame(rows)], ignore_index=True)
+    ks = analysis.depth_exponents(table)
+    np.testing.assert_allclose(ks, [1.0, 1.0, 1.0, 0.5], atol=0.01)
+    plain = analysis.depth_fit(table[table["pool"] == 1], "err_depth_pool")["slope"]
+    assert plain < 0.9  # the bend a plain power law reads
+    assert len(analysis.depth_exponents(t)) == 1  # the reference's pool alone
 
 
-def test_width_boot_slopes_fit_each_bootstrap_pool_on_its_own_with_its_seeds_spread():
+def test_width_pool_slopes_fit_each_further_pool_on_its_own_with_its_seeds_spread():
     """Pool b's width error c_s·H^(k_b) (seed factor c_s) gives back k_b at the largest L; the seed
     factor does not change a slope, so each pool's seed-bootstrap SD is 0; err_mc rows are not read."""
     t = _limit_table()
@@ -204,13 +212,13 @@ def test_width_boot_slopes_fit_each_bootstrap_pool_on_its_own_with_its_seeds_spr
                         "L_ref": 32,
                         "pool": b,
                     }
-                    | {"seed": s, "metric": "err_mc_boot", "value": (1 + 0.1 * s) * H**k}
+                    | {"seed": s, "metric": "err_mc_pool", "value": (1 + 0.1 * s) * H**k}
                 )
-    slopes, sds, L = analysis.width_boot_slopes(pd.concat([t, pd.DataFrame(rows)], ignore_index=True))
+    slopes, sds, L = analysis.width_pool_slopes(pd.concat([t, pd.DataFrame(rows)], ignore_index=True))
     np.testing.assert_allclose(slopes, [-0.45, -0.55], atol=1e-12)
     np.testing.assert_allclose(sds, 0, atol=1e-12)
     assert L == 16
-    assert len(analysis.width_boot_slopes(t)[0]) == 0
+    assert len(analysis.width_pool_slopes(t)[0]) == 0
 
 
 def test_the_adjoint_depth_exponent_carries_the_next_euler_term():

@@ -46,15 +46,15 @@ from mfx.transformer import model
 from mfx.transformer.analysis import (
     E1_DEPTH_L_MIN,
     LAW_TERMS,
-    depth_boot_slopes,
+    depth_exponents,
     depth_fit,
     diagonal,
     error_law,
     rms_over_seeds,
     shares,
     travel,
-    width_boot_slopes,
     width_fit,
+    width_pool_slopes,
 )
 from mfx.transformer.experiments.common import (
     _as_floats,
@@ -101,45 +101,27 @@ def _targets(m: DictConfig, rt, q0: torch.Tensor, N: int, seed: int) -> torch.Te
     return q0 + m.target_scale * xi
 
 
-def _pool(m: DictConfig, rt, seed: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """The reference's P heads (Q, K, V) [P, d, d], i.i.d. from the initial law of `model.init_params`."""
-    Q, K, V = model.init_params(
-        1,
-        m.P,
-        m.d,
-        [seed],
-        s_qk=m.s_qk,
-        s_v=m.s_v,
-        v_init=m.v_init,
-        stream=("pool",),
-        dtype=rt.dtype,
-        device=rt.device,
-    )
-    return Q[0, 0], K[0, 0], V[0, 0]
+def _pools(m: DictConfig, rt, seed: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(Q, K, V) [1 + B, P, d, d]: the reference's P heads (row 0) and B = model.pools further pools of P
+    heads, every pool an independent draw of the initial law of `model.init_params` — the spread of a
+    statistic over them is its sampling error over pools, the error of having one draw of P heads for ρ⁰
+    (bootstrap resamples of row 0, used before, spread the depth exponent 2× wider than fresh draws, issue 39)."""
+    kw = {"s_qk": m.s_qk, "s_v": m.s_v, "v_init": m.v_init, "dtype": rt.dtype, "device": rt.device}
+    own = model.init_params(1, m.P, m.d, [seed], stream=("pool",), **kw)
+    more = model.init_params(m.pools, m.P, m.d, [seed], stream=("pool", "fresh"), **kw)
+    return tuple(torch.cat([a[0], b[0]]) for a, b in zip(own, more))
 
 
-def _pool_index(cfg: DictConfig) -> torch.Tensor:
-    """[1 + B, P]: the pool's heads (row 0) and its B = model.boot_pools bootstrap resamples (P heads
-    drawn with replacement), the same at every L."""
-    m = cfg.model
-    boot = torch.randint(
-        m.P, (m.boot_pools, m.P), generator=runtime.generator(cfg.seed, "transformer", "boot-pools")
-    )
-    return torch.cat([torch.arange(m.P)[None], boot])
-
-
-def _pool_net(cfg: DictConfig, L: int, pool, c, q0, y, rt) -> dict:
-    """ŷ(t) [T, 1 + B, N, d] and R(t) [T, 1 + B] of the networks with a whole pool at each of L layers:
-    the pool itself (index 0) and its B = model.boot_pools bootstrap resamples (P heads drawn with
-    replacement, the same draws at every L), batched as the seed dimension (cached)."""
+def _pool_net(cfg: DictConfig, L: int, pools, c, q0, y, rt) -> dict:
+    """ŷ(t) [T, 1 + B, N, d] and R(t) [T, 1 + B] of the networks with a whole pool at each of L layers,
+    one per pool of `_pools` (the reference's own at index 0), batched as the seed dimension (cached)."""
     m = cfg.model
     container = OmegaConf.to_container(m, resolve=True)
-    key = {"v": 3, "dtype": str(rt.dtype), "seed": cfg.seed, "L": L, "B": m.boot_pools}
+    key = {"v": 4, "dtype": str(rt.dtype), "seed": cfg.seed, "L": L, "B": m.pools}
     key.update({k: container[k] for k in REF_KEYS})
 
     def compute():
-        idx = _pool_index(cfg).to(pool[0].device)
-        Q, K, V = (p[idx][:, None].expand(-1, L, -1, -1, -1).contiguous() for p in pool)
+        Q, K, V = (p[:, None].expand(-1, L, -1, -1, -1).contiguous() for p in pools)
         # no checkpointing: a pool layer keeps ~6 tensors of [1 + B, N, P·n, n] (≈ 1 MB at B = 8, P = 64)
         out = _train(m, Q, K, V, c.X, q0, y)
         return {"yhat": out["yhat"].cpu(), "loss": out["loss"].cpu()}
@@ -158,9 +140,9 @@ def run(cfg: DictConfig) -> list[dict]:
     c, q0 = _data(m, rt, cfg.seed)
     N = c.X.shape[0]
     y = _targets(m, rt, q0, N, cfg.seed)
-    pool = _pool(m, rt, cfg.seed)
-    ref = _pool_net(cfg, m.L_ref, pool, c, q0, y, rt)
-    full = _pool_net(cfg, m.L, pool, c, q0, y, rt)
+    pools = _pools(m, rt, cfg.seed)
+    ref = _pool_net(cfg, m.L_ref, pools, c, q0, y, rt)
+    full = _pool_net(cfg, m.L, pools, c, q0, y, rt)
     seeds = list(range(m.seeds))
     idx = torch.stack(
         [
@@ -170,14 +152,12 @@ def run(cfg: DictConfig) -> list[dict]:
             for s in seeds
         ]
     ).to(rt.device)
-    # the same uniform draws idx on the pool (all S seeds) and, for the first Sb = model.boot_seeds of
-    # them, on its first W = model.boot_width bootstrap resamples, batched in the seed dimension:
+    # the same uniform draws idx on the reference's pool (all S seeds) and, for the first Sb =
+    # model.pool_seeds of them, on the next W = model.pool_width pools, batched in the seed dimension:
     # [S + W·Sb, L, H, d, d], i.i.d. heads of each pool
-    S, W = len(seeds), m.boot_width
-    Sb = min(m.boot_seeds, S)
-    rows_of = _pool_index(cfg)[: 1 + W].to(idx.device)
-    heads = torch.cat([rows_of[0][idx], rows_of[1:][:, idx[:Sb]].flatten(0, 1)])
-    Q, K, V = (p[heads] for p in pool)
+    S, W = len(seeds), m.pool_width
+    Sb = min(m.pool_seeds, S)
+    Q, K, V = (torch.cat([p[0][idx], p[1 : 1 + W][:, idx[:Sb]].flatten(0, 1)]) for p in pools)
     out = _train(m, Q, K, V, c.X, q0, y)
     yhat = out["yhat"][:, :S]  # [T, S, N, d]
     y_ref, y_full = ref["yhat"][:, 0].to(yhat), full["yhat"][:, 0].to(yhat)
@@ -197,9 +177,9 @@ def run(cfg: DictConfig) -> list[dict]:
         # how far training moved the limit's output: the scale the trained networks' error is read against
         dict(coords, metric="travel_ref", value=_rms(y_ref[-1], y_ref[0])),
     ]
-    # the depth error of every bootstrap pool (`pool` = 1 … B): its spread is the pool's sampling error
-    boot = _rms(full["yhat"][-1, 1:], ref["yhat"][-1, 1:])
-    rows += [dict(coords, pool=b + 1, metric="err_depth_boot", value=v) for b, v in enumerate(boot)]
+    # the depth error of every further pool (`pool` = 1 … B): its spread is the pool's sampling error
+    more = _rms(full["yhat"][-1, 1:], ref["yhat"][-1, 1:])
+    rows += [dict(coords, pool=b + 1, metric="err_depth_pool", value=v) for b, v in enumerate(more)]
     per_seed = {
         "err": _rms(yhat[-1], y_ref[-1]),
         "err_t0": _rms(yhat[0], y_ref[0]),
@@ -208,12 +188,12 @@ def run(cfg: DictConfig) -> list[dict]:
     }
     for s in seeds:
         rows += [dict(coords, seed=s, metric=k, value=v[s]) for k, v in per_seed.items()]
-    # the width error of the networks drawn from bootstrap pool b, against that pool's full network:
-    # the spread of their width exponents is the exponent's sampling error over pools
+    # the width error of the networks drawn from pool b, against that pool's full network: the spread
+    # of their width exponents is the exponent's sampling error over pools
     for b in range(1, 1 + W):
         first = S + (b - 1) * Sb
         err_b = _rms(out["yhat"][-1, first : first + Sb], full["yhat"][-1, b].to(yhat))
-        rows += [dict(coords, pool=b, seed=s, metric="err_mc_boot", value=err_b[s]) for s in range(Sb)]
+        rows += [dict(coords, pool=b, seed=s, metric="err_mc_pool", value=err_b[s]) for s in range(Sb)]
     loss_ref = ref["loss"][:, 0].to(out["loss"])
     for k in _geom_steps(m.steps, 25):
         t = k * m.eta
@@ -228,9 +208,9 @@ def validate(cfg: DictConfig) -> None:
     check(cfg, "model.P", int, low=1)
     check(cfg, "model.L_ref", int, low=cfg.model.L)
     check(cfg, "model.target_scale", float, low=0)
-    check(cfg, "model.boot_pools", int, low=0)
-    check(cfg, "model.boot_width", int, low=0, high=cfg.model.boot_pools)
-    check(cfg, "model.boot_seeds", int, low=1)
+    check(cfg, "model.pools", int, low=0)
+    check(cfg, "model.pool_width", int, low=0, high=cfg.model.pools)
+    check(cfg, "model.pool_seeds", int, low=1)
 
 
 def memory(cfg: DictConfig) -> float:
@@ -239,10 +219,10 @@ def memory(cfg: DictConfig) -> float:
     ([1 + B, N, P·n, n] per layer, about 6 tensors), in float64, plus the recorded outputs."""
     m = cfg.model
     N = len(m.params)
-    nets = m.seeds + m.boot_width * min(m.boot_seeds, m.seeds)
+    nets = m.seeds + m.pool_width * min(m.pool_seeds, m.seeds)
     sampled = 4 * nets * N * m.H * m.n * m.n * m.L
-    pooled = 6 * (1 + m.boot_pools) * N * m.P * m.n * m.n * m.L_ref
-    return 8.0 * (max(sampled, pooled) + (m.steps + 1) * (nets + 2 * (1 + m.boot_pools)) * N * m.d)
+    pooled = 6 * (1 + m.pools) * N * m.P * m.n * m.n * m.L_ref
+    return 8.0 * (max(sampled, pooled) + (m.steps + 1) * (nets + 2 * (1 + m.pools)) * N * m.d)
 
 
 def _bootstrap(table: pd.DataFrame, statistic) -> float:
@@ -344,48 +324,55 @@ def claims(table: pd.DataFrame) -> list[Claim]:
     seeds_note = ", ".join(f"H = {h}: {k}" for h, k in per_H.items())
     out = [_joint_limit(t, scale, seeds)]
     fd = depth_fit(t)
-    # the pool is a sample of P heads: the exponent's u is its fit SE ⊕ the SD over bootstrap pools
-    boot = depth_boot_slopes(t)
-    boot = boot[np.isfinite(boot)]
-    sd_pools = float(np.std(boot, ddof=1)) if len(boot) >= 2 else float("nan")
+    # the order with the Euler expansion's next term (analysis.py docstring), on every pool: the reference's
+    # P heads are one draw of the initial law, the further pools are independent draws, so their mean
+    # estimates the order with u = SD/√pools (the plain power law of pool 0 is in the detail, bent by a₂)
+    ks = depth_exponents(t)
+    ks = ks[np.isfinite(ks)]
+    k_mean = float(np.mean(ks)) if len(ks) else float("nan")
+    u_k = float(np.std(ks, ddof=1) / math.sqrt(len(ks))) if len(ks) >= 2 else float("nan")
     r = RANGES["E1_depth_exponent"]
     out.append(
         Claim.within(
             E,
-            f"depth error |f_{{L,P}} − f_ref| ∝ (1/L − 1/L_ref)ᵏ, L ≥ {E1_DEPTH_L_MIN}: exponent k",
-            fd["slope"],
+            f"depth error |f_{{L,P}} − f_ref| = A·xᵏ·(1 + c·(1/L + 1/L_ref)), x = 1/L − 1/L_ref, L ≥ "
+            f"{E1_DEPTH_L_MIN}: order k, mean over independent pools",
+            k_mean,
             r["value"],
             r["tol"][scale],
-            detail=f"{fd.describe('slope')}; full pool (P heads) at every layer, deterministic; over "
-            f"{len(boot)} bootstrap pools k = {np.round(boot, 3).tolist()} (SD {sd_pools:.2g}); u = fit SE ⊕ "
-            f"that SD; scale={scale}",
-            u=math.hypot(fd.se["slope"], sd_pools),
-            how="fit SE ⊕ pool bootstrap SD",
+            detail=f"k over {len(ks)} pools of P heads (the reference's first) {np.round(ks, 3).tolist()} (SD "
+            f"{np.std(ks, ddof=1) if len(ks) >= 2 else float('nan'):.2g}); the full pool at every layer, "
+            f"deterministic; the plain power law xᵏ of the reference's pool: {fd.describe('slope')}; scale={scale}",
+            u=u_k,
+            how="SD over the independent pools / √pools (of the run's one data draw)",
             points=fd.n,
             seeds=1,
             min_points=3,
             kind="derived",
             statement_id="barboni.mean_field_limit",
+            post_hoc=r["post_hoc"],
             source=f"{DERIVATION} (Depth: the trained full-pool network is an order-1 Euler scheme in "
-            f"1/L); {CONVENTIONS}",
+            f"1/L, its next term a₂/L²); {CONVENTIONS}",
         )
     )
     fw, L_max = width_fit(t)
     u_seeds = _bootstrap(t, lambda b: width_fit(b)[0]["slope"])
-    # the pool's share: the slopes of the bootstrap pools spread by the pools' sampling error and by
+    # the pool's share: the slopes of the further pools spread by the pools' sampling error and by
     # their own seeds' (their seed-bootstrap SDs); the difference of the variances is the pool's
-    slopes, sds, L_boot = width_boot_slopes(t)
-    if len(slopes) >= 2 and L_boot == L_max:
+    slopes, sds, L_pools = width_pool_slopes(t)
+    if len(slopes) >= 2 and L_pools == L_max:
         var_pools = max(0.0, float(np.var(slopes, ddof=1) - np.mean(sds**2)))
         u_width = math.sqrt(u_seeds**2 + var_pools)
         pools_note = (
-            f"over {len(slopes)} bootstrap pools k = {np.round(slopes, 3).tolist()} (SD {np.std(slopes, ddof=1):.2g}, "
+            f"over {len(slopes)} further pools k = {np.round(slopes, 3).tolist()} (SD {np.std(slopes, ddof=1):.2g}, "
             f"their seeds' SD {math.sqrt(np.mean(sds**2)):.2g}: the pool's part {math.sqrt(var_pools):.2g}); "
             f"u = seed SD {u_seeds:.2g} ⊕ the pool's part"
         )
     else:
         u_width = float("nan")  # the pool's sampling error is part of u: not measured, no verdict
-        pools_note = f"no bootstrap-pool networks at L = {L_max} (model.boot_width ≥ 2 there): u not measured"
+        pools_note = (
+            f"no networks of further pools at L = {L_max} (model.pool_width ≥ 2 there): u not measured"
+        )
     r = RANGES["E1_width_exponent"]
     out.append(
         Claim.within(
@@ -396,7 +383,7 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             r["tol"][scale],
             detail=f"{fw.describe('slope')} on the RMS over seeds; {pools_note}; scale={scale}",
             u=u_width,
-            how="seed bootstrap SD ⊕ the pool part of the bootstrap pools' SD",
+            how="seed bootstrap SD ⊕ the pool part of the further pools' SD",
             post_hoc=r["post_hoc"],
             points=fw.n,
             seeds=seeds,
@@ -530,6 +517,6 @@ register(
         claims=claims,
         validate=validate,
         memory=memory,
-        memory_keys="model.L, model.H, model.n, model.P, model.seeds, model.boot_pools, model.boot_width, model.boot_seeds",
+        memory_keys="model.L, model.H, model.n, model.P, model.seeds, model.pools, model.pool_width, model.pool_seeds",
     )
 )
