@@ -154,6 +154,9 @@ def _calibrate(args) -> int:
             print(f"{name} {scale}: {value:.3g} s per unit ({len(by_sweep[name, scale])} jobs)")
     commit, dirty = results.git_state()
     source = f"`mfx calibrate` over {out}, commit {commit[:12]}{' (dirty)' if dirty else ''}, {os.cpu_count()} cores"
+    done = {name for (name, _), value in measured.items() if value}
+    if done < set(catalog.SIZE_KEYS):  # a partial run: the other entries keep the run that measured them
+        source = f"{catalog.MEASURED_BY}; {', '.join(sorted(done))}: {source}"
     text = json.dumps({"measured": source, "seconds_per_unit": table}, indent=1, sort_keys=True) + "\n"
     results.write_bytes(catalog.COSTS, text.encode())
     print(f"wrote {catalog.COSTS}")

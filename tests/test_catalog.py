@@ -25,11 +25,14 @@ def test_calibrate_writes_the_recorded_seconds_per_unit_of_each_experiment_and_s
     costs.write_text(json.dumps({"measured": "before", "seconds_per_unit": {"other": {"quick": 1.0}}}))
     monkeypatch.setattr(catalog, "COSTS", costs)
     monkeypatch.setattr(catalog, "MEASURED", {"other": {"quick": 1.0}})
+    monkeypatch.setattr(catalog, "MEASURED_BY", "before")
     monkeypatch.setitem(catalog.SIZE_KEYS, "toy", ("model.a", "model.reps"))
     assert cli.main(["calibrate", str(tmp_path)]) == 0
     written = json.loads(costs.read_text())
     assert written["seconds_per_unit"]["other"] == {"quick": 1.0}  # what this run did not measure stays
     assert written["seconds_per_unit"]["toy"]["quick"] > 0 and "calibrate" in written["measured"]
+    # a run that measured only some experiments keeps the header of the run behind the others
+    assert written["measured"].startswith("before; toy: `mfx calibrate` over ")
     assert cli.main(["calibrate", str(tmp_path / "toy" / "nothing")]) == 2
     assert "toy quick:" in capsys.readouterr().out
 
