@@ -84,6 +84,15 @@ def power_law(x, y) -> Fit:
     )
 
 
+def joint_power_law(x1, x2, y) -> tuple[float, float]:
+    """Exponents (a1, a2) of y = C·x1^a1·x2^a2: one least-squares law in log space over every point
+    (positive inputs; the caller keeps the grid it reads, e.g. a window of cells)."""
+    x1, x2, y = (np.asarray(a, dtype=float) for a in (x1, x2, y))
+    A = np.column_stack([np.log(x1), np.log(x2), np.ones(len(y))])
+    coef = np.linalg.lstsq(A, np.log(y), rcond=None)[0]
+    return float(coef[0]), float(coef[1])
+
+
 def nonneg_sum(terms: dict[str, np.ndarray], y) -> Fit:
     """y ≈ Σ_k c_k · terms[k] with every c_k ≥ 0, fitted in log space (relative errors).
 

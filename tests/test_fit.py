@@ -21,6 +21,12 @@ def test_power_law_drops_non_finite_and_non_positive():
     assert f["slope"] == pytest.approx(-1.0)
 
 
+def test_joint_power_law_recovers_both_exponents_of_an_exact_grid():
+    x1, x2 = (a.ravel() for a in np.meshgrid([16.0, 32.0, 64.0], [0.5, 1.0, 2.0, 4.0]))
+    a1, a2 = fit.joint_power_law(x1, x2, 0.3 * x1**0.02 * x2**0.5)
+    assert a1 == pytest.approx(0.02, abs=1e-12) and a2 == pytest.approx(0.5, abs=1e-12)
+
+
 def test_nonneg_sum_recovers_two_term_coefficients():
     rng = np.random.default_rng(1)
     L, M = np.meshgrid(2.0 ** np.arange(1, 8), 2.0 ** np.arange(0, 7))

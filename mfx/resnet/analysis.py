@@ -161,9 +161,8 @@ def ratio_fit(table, metric="err_h"):
     M, c = err["M"].to_numpy(float), (err["D"] / err["M"]).to_numpy(float)
     if len(np.unique(M)) < 2 or len(np.unique(c)) < 2:
         return float("nan"), float("nan"), len(err)
-    A = np.stack([np.log(M), np.log(c), np.ones_like(M)], axis=1)
-    (p, q, _), *_ = np.linalg.lstsq(A, np.log(err["value"].to_numpy(float)), rcond=None)
-    return float(p), float(q), len(err)
+    p, q = fit.joint_power_law(M, c, err["value"])
+    return p, q, len(err)
 
 
 # --------------------------------------------------------------------------------- lazy (alpha)

@@ -458,9 +458,7 @@ def wp_exponents(t: pd.DataFrame, metric: str) -> tuple[float, float]:
     g = g[np.isfinite(g["rms"]) & (g["rms"] > 0)]
     if len(g) < 4 or g["L"].nunique() < 2 or g["H"].nunique() < 2:
         return float("nan"), float("nan")
-    A = np.column_stack([np.log(g["L"]), np.log(g["H"]), np.ones(len(g))])
-    coef = np.linalg.lstsq(A, np.log(g["rms"].to_numpy()), rcond=None)[0]
-    return float(coef[0]), float(coef[1])
+    return fit.joint_power_law(g["L"], g["H"], g["rms"])
 
 
 def gf_order(t: pd.DataFrame) -> fit.Fit:
