@@ -145,10 +145,14 @@ RANGES: dict[str, dict] = {
         "mistake": "units drawn N(0, D^(1−2δ)·I) instead of N(0, D·I) (the std-√D convention with its "
         "exponent off; size δ, an exponent shift; at fixed D/M, D ∝ M, so the law in D/M leaks into M).  "
         "docs/power.csv resnet_ratio_unit_std, seed 0: quick +0.014 ± 0.012 unshifted, −0.063 (pass) at "
-        "δ = 0.05, −0.130 ± 0.012 fail from 0.1 (p moves ≈ −1.4·δ); paper +0.029 ± 0.019, −0.043 (pass) at "
-        "0.05, −0.105 ± 0.018 inconclusive at 0.1, −0.218 fail at 0.2.  δ = 0.05 (≈ −0.07) stays inside "
-        "± 0.1",
+        "δ = 0.05, −0.130 ± 0.012 fail from 0.1 (p moves ≈ −1.4·δ); paper (12 reps) +0.033 ± 0.009, −0.038 "
+        "(pass) at 0.05, −0.101 ± 0.009 inconclusive at 0.1, −0.215 ± 0.010 fail at 0.2 (at 6 reps: +0.029 "
+        "± 0.019, −0.105 ± 0.018 at 0.1: doubling the reps halved u but δ = 0.1 moves p by −0.13, onto the "
+        "edge −0.1, so it still does not fail).  δ = 0.05 (≈ −0.07) stays inside ± 0.1",
         "detects": {"quick": 0.1, "paper": 0.2},
+        "post_hoc": "0, 8942, 8943 (paper reps 6 → 12 after fresh 8943 read p = −0.057 ± 0.088 and the "
+        "companion inconclusive, from one heavy-tailed rep at (M, D) = (32, 16); range unchanged;"
+        " fresh paper seeds after it, 8980, 8981: p = +0.059 ± 0.015, +0.009 ± 0.016, pass)",
         "target": {"quick": 0.05, "paper": 0.05},
         "value": 0.0,
         "tol": {"quick": 0.1, "paper": 0.1},
@@ -164,9 +168,12 @@ RANGES: dict[str, dict] = {
         "mistake": "units drawn N(0, D^(1−2δ)·I) instead of N(0, D·I) (the std-√D convention with its "
         "exponent off; size δ, an exponent shift; at fixed D/M, D ∝ M, so the law in D/M leaks into M).  "
         "docs/power.csv resnet_ratio_unit_std, seed 0: quick 0.526 ± 0.024 unshifted, 0.451 and 0.383 (pass) "
-        "at δ = 0.05, 0.1, 0.272 fail from 0.2; paper 0.539 ± 0.021, 0.461, 0.391 (pass), 0.282 fail at "
-        "0.2: q moves ≈ −1.2·δ, and ± 0.15 lets 0.1 through",
+        "at δ = 0.05, 0.1, 0.272 fail from 0.2; paper (12 reps) 0.539 ± 0.011, 0.465, 0.395 (pass), 0.280 "
+        "fail at 0.2: q moves ≈ −1.2·δ, and ± 0.15 lets 0.1 through",
         "detects": {"quick": 0.2, "paper": 0.2},
+        "post_hoc": "0, 8942, 8943 (paper reps 6 → 12 after fresh 8943 read p = −0.057 ± 0.088 and the "
+        "companion inconclusive, from one heavy-tailed rep at (M, D) = (32, 16); range unchanged;"
+        " fresh paper seeds after it, 8980, 8981: q = 0.526 ± 0.010, 0.509 ± 0.023, pass)",
         "target": {"quick": 0.05, "paper": 0.05},
         "value": 0.5,
         "tol": {"quick": 0.15, "paper": 0.15},
@@ -180,9 +187,12 @@ RANGES: dict[str, dict] = {
         "exponent off; size δ, an exponent shift; at fixed D/M, D ∝ M, so the law in D/M leaks into M).  "
         "training off (GD rate × 0) fails it through the untrained rule.  docs/power.csv "
         "resnet_ratio_unit_std, seed 0: quick −0.021 ± 0.021 unshifted, −0.097 (pass) at δ = 0.05, −0.151 "
-        "fail from 0.1; paper −0.014 ± 0.035, −0.089 (pass) at 0.05, −0.139 ± 0.040 inconclusive at 0.1, "
-        "−0.219 fail at 0.2",
+        "fail from 0.1; paper (12 reps) −0.013 ± 0.021, −0.084 (pass) at 0.05, −0.134 ± 0.020 inconclusive "
+        "at 0.1, −0.212 fail at 0.2",
         "detects": {"quick": 0.1, "paper": 0.2},
+        "post_hoc": "0, 8942, 8943 (paper reps 6 → 12 after fresh 8943 read p = −0.057 ± 0.088 and the "
+        "companion inconclusive, from one heavy-tailed rep at (M, D) = (32, 16); range unchanged;"
+        " fresh paper seeds after it, 8980, 8981: companion +0.004 ± 0.019, −0.060 ± 0.030, pass)",
         "target": {"quick": 0.05, "paper": 0.05},
         "value": 0.0,
         "tol": {"quick": 0.1, "paper": 0.1},
