@@ -26,7 +26,9 @@ curve k = h mod P with V = V̄_k(s_l) + σ_V ξ_{l,h}.  Its per-head gradient L�
 `model.forward`) tends to G(s_l, θ_{l,h}): at σ_V = 0 the heads are the measure itself and only the
 Euler error of the forward and backward passes remains, O(1/L) (a first-order scheme); at σ_V > 0 the
 L·H independent value draws add a mean-zero Monte Carlo error of variance ∝ 1/(LH) (as in E1's width
-error), so 𝔼 err² = e_depth(L)² + b²/(LH).
+error), so 𝔼 err² = e_depth(L)² + c + b²/(LH), where c = O(σ_V²·e_depth²), of either sign, does not fall with H
+(each head's depth error moves with its own V, and |G| is read at the noisy heads): the experiment reads the
+Monte Carlo part against the width-limit network instead (experiments/adjoint.py `width_limit_forward`).
 
 The reference integrates forward with RK4 on 2·M steps and backward with RK4 on M steps (the forward
 half-steps give the states at the RK4 stage points): error O(M⁻⁴).

@@ -330,20 +330,16 @@ def adjoint_remainder(t: pd.DataFrame) -> pd.Series:
     return pd.Series(out, dtype=float)
 
 
-def adjoint_width_excess(t: pd.DataFrame) -> pd.Series:
-    """𝔼 err² − err_depth(L_w)² per H (mean over seeds): the Monte Carlo part of the error²."""
-    w = t[t["metric"] == "err"]
-    if w.empty:
-        return pd.Series(dtype=float)
-    dep = adjoint_first_draw(t[(t["metric"] == "err_depth") & (t["L"] == w["L"].iloc[0])])["value"]
-    base = float(dep.iloc[0]) ** 2 if len(dep) else float("nan")
-    return (w["value"] ** 2).groupby(w["H"]).mean() - base
+def adjoint_width_rms(t: pd.DataFrame) -> pd.Series:
+    """RMS over seeds of the width series' Monte Carlo error `err_mc` per H."""
+    w = t[t["metric"] == "err_mc"]
+    return np.sqrt((w["value"] ** 2).groupby(w["H"]).mean())
 
 
 def adjoint_width_slope(t: pd.DataFrame) -> float:
-    """Exponent of the Monte Carlo error sqrt(𝔼 err² − err_depth²) in H (expected −1/2)."""
-    ex = adjoint_width_excess(t)
-    return 0.5 * fit.power_law(ex.index.to_numpy(float), ex.to_numpy())["slope"]
+    """Exponent in H of the RMS Monte Carlo error of the per-head gradient (expected −1/2)."""
+    e = adjoint_width_rms(t)
+    return fit.power_law(e.index.to_numpy(float), e.to_numpy())["slope"] if len(e) >= 2 else float("nan")
 
 
 def _e2_rows(table: pd.DataFrame, role: str, metric: str) -> pd.DataFrame:

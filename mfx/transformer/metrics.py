@@ -99,7 +99,8 @@ METRICS = {
         "risk_limit": "risk of the limit (mean-field) model, forward flow",
         "err_depth": "relative RMS error of the L·H-scaled head gradients to the adjoint's, heads = the measure",
         "err_richardson": "the same for Richardson's 2g_{2L} − g_L (the O(1/L) term removed)",
-        "err": "relative RMS gradient error of the width series (antithetic pair of one seed)",
+        "err_mc": "width series: RMS over heads and entries of |g − g_w| over that of |G|, g_w the same heads' "
+        "gradient in the width-limit network at depth L (the Monte Carlo error of the value draws)",
         "wp_err": "RMS over inputs of |ŷ_L − ŷ_RK4| of the Euler network of H head curves vs the depth ODE, over "
         "the RMS displacement |ŷ_RK4 − q0|",
         "wp_lip": "stability ratio: max over directions of RMS_i |ŷ(X + δξ) − ŷ(X)| / δ (W2(μ_i, μ'_i) ≤ δ)",

@@ -19,7 +19,7 @@ from mfx.transformer.analysis import (
     GRAMS,
     adjoint_depth_fit,
     adjoint_first_draw,
-    adjoint_width_excess,
+    adjoint_width_rms,
     block_table,
     depth_errors,
     depth_fit,
@@ -558,11 +558,10 @@ def plot_adjoint(table: pd.DataFrame) -> dict:
     plotting.grid_ticks(ax_l, sorted(dep["L"].unique()))
     _define(ax_l, "$P$: heads of the parameter measure\n$\\sigma_V$: spread of the value draws")
     plotting.legend_below(ax_l, ncol=1)
-    ex = adjoint_width_excess(t)
-    ex = ex[ex > 0]
-    ax_h.plot(ex.index, np.sqrt(ex.to_numpy()), "o", color=c_data, label="measured (mean over seeds)")
+    ex = adjoint_width_rms(t)
+    ax_h.plot(ex.index, ex.to_numpy(), "o", color=c_data, label="measured (RMS over seeds)")
     if len(ex) >= 2:
-        g = fit.power_law(ex.index.to_numpy(float), np.sqrt(ex.to_numpy()))
+        g = fit.power_law(ex.index.to_numpy(float), ex.to_numpy())
         ax_h.plot(
             ex.index,
             g["prefactor"] * ex.index.to_numpy(float) ** g["slope"],
@@ -570,16 +569,16 @@ def plot_adjoint(table: pd.DataFrame) -> dict:
             color=c_fit,
             label=f"fit: slope ${g['slope']:.2f}$",
         )
-    L_w = int(t[t["metric"] == "err"]["L"].iloc[0]) if (t["metric"] == "err").any() else 0
+    L_w = int(t[t["metric"] == "err_mc"]["L"].iloc[0]) if (t["metric"] == "err_mc").any() else 0
     ax_h.set(
         xscale="log",
         yscale="log",
         xlabel=f"heads $H$ ($L = {L_w}$, random values)",
-        ylabel="$(E\\,e_H^2 - e_P^2)^{1/2}$, $e_H$: error with $H$ heads",
+        ylabel="$|g_H - g_w| / |G|$",
         title="width: Monte Carlo error",
     )
     plotting.grid_ticks(ax_h, sorted(ex.index.unique()))
-    _define(ax_h, "$e_P$: the error with all $P$ heads")
+    _define(ax_h, "$g_w$: the same heads in the width-limit network")
     plotting.legend_below(ax_h, ncol=1)
     out = {"gradient": fig}
     wp = _wellposed_figure(t)

@@ -9,12 +9,13 @@ and what is left of it is O(1/L²) if g_L → G: its error at the largest L over
 half the depth is 1, and 4 for an offset G' ≠ G (a term of the adjoint wrong) — so the test resolves a
 mistake of the size of the extrapolation's own error, where a fixed bound would hide everything below
 it.  The depth series runs on `draws` independent problem draws (curves, clouds, targets: its constant
-varies 4× between them), and the claim's u is the spread over draws.  Width series: σ_V > 0 at L = L_w, H = r·P:
-the L·H value draws add a Monte Carlo error, 𝔼 err² − err_depth(L_w)² ∝ 1/(L_w H) (derivation in the
-module docstring of `mfx.transformer.adjoint`).  Each seed is an antithetic pair (ξ, −ξ): the cross
-term 2⟨depth error, Monte Carlo error⟩, linear in ξ, cancels, where with single draws it swamped the
-Monte Carlo part wherever the depth error was the larger (fresh seeds 1000–1009: 6 of 10 inconclusive).  err = (Σ_{l,h} |L·H ∂R/∂θ_{l,h} − G(s_l, θ_{l,h})|² /
-Σ |G|²)^{1/2} over all Q, K, V entries.
+varies 4× between them), and the claim's u is the spread over draws.  Width series: σ_V > 0 at L = L_w,
+H = r·P: the L·H value draws add a Monte Carlo error, read against the same heads' gradient g_w in the
+width-limit network at depth L_w (`width_limit_forward`: the value noise averages out of the tokens' paths),
+RMS over seeds of |g − g_w|/|G| ∝ (L_w H)^(−1/2).  It was 𝔼 err² − err_depth(L_w)², whose H-independent
+O(σ_V²·err_depth²) term of either sign (each head's depth error moves with its V, and |G| is read at the noisy
+heads) flattened the exponent and turned the excess negative at large H (fresh 8970, 8971; ranges.py).
+err_depth = (Σ_{l,h} |L·H ∂R/∂θ_{l,h} − G(s_l, θ_{l,h})|² / Σ |G|²)^{1/2} over all Q, K, V entries.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from mfx.transformer.analysis import (
     adjoint_depth_fit,
     adjoint_first_draw,
     adjoint_remainder,
-    adjoint_width_excess,
+    adjoint_width_rms,
     adjoint_width_slope,
 )
 from mfx.transformer.experiments import wellposed
@@ -45,6 +46,31 @@ PAPER_GRADIENT = (
     "erfüllen'; that the finite network's per-head gradient tends to it is the mean-field consistency "
     "of that formula (no rate in the summary); the O(1/L²) remainder test is mfx's (ranges.py)"
 )
+
+
+def width_limit_forward(Q, K, V, noise, X, q0, beta: float) -> torch.Tensor:
+    """ŷ [S, N, d] of the width-limit network at depth L, with each head's gradient taken at its own (Q, K, V).
+
+    The heads' values are V = V̄ + noise, and a layer's velocity is linear in V: as H → ∞ at fixed L the value
+    noise (mean 0) averages out of every token's path, and the network is the one with values V̄ (σ_V = 0).  A
+    head θ of it still has its own gradient, a function of θ and of the tokens and adjoints of that network.
+    Here the tokens move with V − noise, and each head also adds its noise's velocity at value 0 with the tokens
+    detached (`_attend(A, noise, ·)` − itself, detached): its Q, K gradient takes the head's whole V, while no
+    head's noise moves a token.  The finite network's gradient minus this one is the Monte Carlo error of the
+    L·H value draws alone: the depth error of each head (which varies with its V) and the normalisation by
+    |G| at the noisy heads cancel, where 𝔼 e_H² − e_P² kept them as an H-independent term of either sign.
+    Written after `model.forward` (query readout)."""
+    S, L, H, d, _ = Q.shape
+    X = X.expand(S, *X.shape[-3:])
+    q = q0.to(X).expand(S, X.shape[-3], d)
+    scale = model.residual_scale(L, H)
+    A = beta * torch.einsum("slhka,slhkb->slhab", K, Q)
+    for l in range(L):
+        Z = torch.cat([q.unsqueeze(2), X], dim=2)
+        probe = model._attend(A[:, l], noise[:, l], Z.detach(), X.detach())
+        dZ = model._attend(A[:, l], V[:, l] - noise[:, l], Z, X) + probe - probe.detach()
+        X, q = X + scale * dZ[:, :, 1:], q + scale * dZ[:, :, 0]
+    return q
 
 
 def run(cfg: DictConfig) -> list[dict]:
@@ -68,20 +94,23 @@ def run(cfg: DictConfig) -> list[dict]:
     c, X, y, sol = first
     rows = [{"metric": "risk_limit", "value": float(sol["risk"])}]
 
-    def head_gradients(L, H, sigma_v, seeds, sign=1.0):
-        """(g, G) [S, L, H, 3, d, d]: L·H·∂R/∂θ of the finite network and the limit's G(s_l, θ_{l,h});
-        `sign` = −1 draws the antithetic values V̄ − σ_V ξ of the same ξ."""
-        Q, K, V = adjoint.finite_heads(
-            c,
-            L,
-            H,
-            sign * sigma_v,
-            seeds,
-            lambda s: runtime.generator(cfg.seed, "transformer", "adjoint-v", L, H, s),
-        )
-        params = [p.clone().requires_grad_(True) for p in (Q, K, V)]
-        R = model.loss(model.forward(*params, X, q0, beta=m.beta), y).sum()  # seeds are independent
-        g = L * H * torch.stack(torch.autograd.grad(R, params), dim=3)
+    def head_gradients(L, H, sigma_v, seeds, width_limit=False):
+        """(g, G, g_w): L·H·∂R/∂θ [S, L, H, 3, d, d] of the finite network, the limit's G(s_l, θ_{l,h}), and with
+        `width_limit` the same heads' L·H·∂R/∂θ in the width-limit network at depth L (`width_limit_forward`;
+        else None)."""
+        gen = lambda s: runtime.generator(cfg.seed, "transformer", "adjoint-v", L, H, s)
+        Q, K, V = adjoint.finite_heads(c, L, H, sigma_v, seeds, gen)
+
+        def grad(forward):
+            params = [p.clone().requires_grad_(True) for p in (Q, K, V)]
+            R = model.loss(forward(*params), y).sum()  # seeds are independent
+            return L * H * torch.stack(torch.autograd.grad(R, params), dim=3)
+
+        g = grad(lambda *p: model.forward(*p, X, q0, beta=m.beta))
+        g_w = None
+        if width_limit:
+            noise = V - adjoint.finite_heads(c, L, H, 0.0, seeds, gen)[2]
+            g_w = grad(lambda *p: width_limit_forward(*p, noise, X, q0, m.beta))
         S = len(seeds)
         # the first variation is a sum over heads: the seeds' heads of one layer go in one batch
         G = torch.stack(
@@ -98,7 +127,7 @@ def run(cfg: DictConfig) -> list[dict]:
             ],
             dim=1,
         )
-        return g, G
+        return g, G, g_w
 
     def rel_sq(g, G):
         """Relative squared RMS error per seed over all heads and entries."""
@@ -111,7 +140,7 @@ def run(cfg: DictConfig) -> list[dict]:
         if k:
             c, X, y, sol = problem(k)
         depth = {L: head_gradients(L, m.P, 0.0, [0]) for L in m.Ls}
-        for L, (g, G) in depth.items():
+        for L, (g, G, _) in depth.items():
             rows.append(
                 {"metric": "err_depth", "L": L, "H": m.P, "draw": k, "value": float(rel_sq(g, G)[0].sqrt())}
             )
@@ -127,17 +156,15 @@ def run(cfg: DictConfig) -> list[dict]:
                     }
                 )
     c, X, y, sol = first
-    # width series: antithetic pairs (ξ, −ξ) cancel the cross term between the depth error and the Monte
-    # Carlo error at first order; a pair's mean squared error is one seed's row
+    # width series: the Monte Carlo error of the per-head gradient, against the same heads' gradient in the
+    # width-limit network at depth L_w (module docstring), relative to the limit's |G| at those heads
     seeds = list(range(m.seeds))
     for r in m.rs:
         H = r * m.P
-        pair = 0.5 * (
-            rel_sq(*head_gradients(m.L_w, H, m.sigma_v, seeds))
-            + rel_sq(*head_gradients(m.L_w, H, m.sigma_v, seeds, sign=-1.0))
-        )
-        for s, e2 in zip(seeds, pair):
-            rows.append({"metric": "err", "L": m.L_w, "H": H, "seed": s, "value": float(e2.sqrt())})
+        g, G, g_w = head_gradients(m.L_w, H, m.sigma_v, seeds, width_limit=True)
+        e2 = ((g - g_w) ** 2).sum((1, 2, 3, 4, 5)) / (G**2).sum((1, 2, 3, 4, 5))
+        for s, v in zip(seeds, e2):
+            rows.append({"metric": "err_mc", "L": m.L_w, "H": H, "seed": s, "value": float(v.sqrt())})
     return rows + wellposed.rows(cfg, rt, X, q0)
 
 
@@ -177,16 +204,11 @@ def claims(table: pd.DataFrame) -> list[Claim]:
     f = adjoint_depth_fit(t)
     ks = adjoint_depth_exponents(t).dropna()
     dep = adjoint_first_draw(t[t["metric"] == "err_depth"]).sort_values("L")
-    w = t[t["metric"] == "err"]
+    w = t[t["metric"] == "err_mc"]
     seeds = int(w["seed"].nunique()) if len(w) else 0
-    ex = adjoint_width_excess(t)
+    ex = adjoint_width_rms(t)
     (d0, dtol), (w0, wtol) = RANGES["adjoint_depth_slope"]["value"], RANGES["adjoint_width_slope"]["value"]
-    # the bootstrap resamples the seeded width rows; the deterministic depth rows go with every resample
-    u_w = (
-        fit.seed_sd(w, lambda b: adjoint_width_slope(pd.concat([b, dep])), n_boot=200)
-        if seeds > 1
-        else float("nan")
-    )
+    u_w = fit.seed_sd(w, adjoint_width_slope, n_boot=200) if seeds > 1 else float("nan")
     rich = adjoint_first_draw(t[t["metric"] == "err_richardson"]).sort_values("L")
     every = t[t["metric"] == "err_richardson"]
     L_max = int(every["L"].max()) if len(every) else 0
@@ -238,12 +260,12 @@ def claims(table: pd.DataFrame) -> list[Claim]:
         ),
         Claim.within(
             E,
-            "width rate of the per-head gradient error (σ_V > 0, fixed L): exponent of H of "
-            "(E e_H² − e_P²)^(1/2), e_H the error with H heads, e_P with all P",
+            "width rate of the per-head gradient error (σ_V > 0, fixed L): exponent of H of the RMS over seeds "
+            "of |g_H − g_w|/|G|, g_w the same heads' gradient in the width-limit network at depth L",
             adjoint_width_slope(t) if len(ex) >= 2 else float("nan"),
             w0,
             wtol,
-            detail="𝔼 err² − err_depth² by H: " + ", ".join(f"{int(h)}: {v:.3g}" for h, v in ex.items()),
+            detail="RMS |g_H − g_w|/|G| by H: " + ", ".join(f"{int(h)}: {v:.3g}" for h, v in ex.items()),
             u=u_w,
             how="seed bootstrap SD",
             points=len(ex),
@@ -251,8 +273,10 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             min_points=3,
             kind="derived",
             statement_id="barboni.adjoint_gradient",
+            post_hoc=RANGES["adjoint_width_slope"]["post_hoc"],
             source="derivation: mfx/transformer/adjoint.py docstring (L·H independent value draws: a "
-            "mean-zero Monte Carlo error of variance ∝ 1/(LH)); range in mfx/transformer/ranges.py",
+            "mean-zero Monte Carlo error of variance ∝ 1/(LH)), read against the width-limit network "
+            "(experiments/adjoint.py width_limit_forward); range in mfx/transformer/ranges.py",
         ),
     ] + wellposed.claims(t, scale)
 
