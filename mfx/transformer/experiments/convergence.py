@@ -595,7 +595,10 @@ def _drifts(table: pd.DataFrame, roles: tuple) -> pd.DataFrame:
     """Per run of `roles` (index case, eps, seed), from its recorded loss rows: `drift` (`_rate_drift`) and
     `inert`, whether R never fell into the late window by the run's horizon (R > R(0)·1e-2 throughout: it did not
     converge, e.g. training off)."""
-    v = table[(table["metric"] == "loss") & table["role"].isin(roles)].sort_values("time")
+    v = table[(table["metric"] == "loss") & table["role"].isin(roles)]
+    if v.empty:  # e.g. a kernel_grid sweep alone: no time axis at all
+        return pd.DataFrame(columns=["drift", "inert"])
+    v = v.sort_values("time")
     hi = RANGES["E2_late_window"]["value"][0]
 
     def run(g):
@@ -913,6 +916,7 @@ def _kernel_claims(t: pd.DataFrame, scale: str) -> list[Claim]:
             "min_points": 3,
             "kind": "derived",
             "statement_id": "barboni.mean_field_limit",
+            "post_hoc": r.get("post_hoc", ""),
             "source": f"{DERIVATION} (convergence as L, H grow); K_∞ = 𝔼_θ[k_θ] by Monte Carlo "
             "(mfx/transformer/ntk.py limit_kernel); conventions K = L·H·J Jᵀ, i.i.d. heads with 𝔼V = 0, "
             "the same law at every layer",

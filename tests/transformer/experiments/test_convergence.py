@@ -45,6 +45,13 @@ def test_partial_grid_gives_inconclusive_claims_not_a_crash(run_experiment):
     assert verdicts == ["inconclusive"] * 6 + ["pass"] + ["inconclusive"] * 4
 
 
+def test_a_kernel_grid_sweep_alone_reads_its_two_claims(run_experiment):
+    """Its rows have no time axis (no training): the other claims are inconclusive, not a crash."""
+    table = run_experiment(NAME, "scale=quick", "model.case=kernel_grid")
+    verdicts = [c.verdict for c in get(NAME).claims(table)]
+    assert verdicts == ["inconclusive"] * 9 + ["pass"] * 2
+
+
 def test_the_bound_is_read_above_the_rounding_floor_of_the_loss(run_experiment):
     """Fresh seed 1033: with targets 50× closer, one run's R reaches float64's rounding floor (≈ 3e-33) by
     t ≈ 10 and stays there; read down to that floor the bound's achieved rate fell to 0.81 (a failed
