@@ -292,6 +292,34 @@ def paired_slope(table):
     return float(coef[0]), len(err)
 
 
+LAZY_FALL_ALPHA_MIN = 1.0  # the falling term's fit: alpha ≥ 1 (below, the net leaves the lazy regime)
+LAZY_FALL_MIN_ALPHAS = 4  # sizes with ≥ 4 alphas in the window: an amplitude, a floor and the shared p
+
+
+def lazy_fall_fit(table):
+    """(p, points, sizes): the falling exponent of the paired distance to the tangent mean ODE limit,
+    fitted as A_LM·alpha^p + F_LM (log space; p shared, amplitude A and alpha-free floor F per size
+    L·M) over `lazy_limit`'s window with alpha ≥ LAZY_FALL_ALPHA_MIN, on sizes holding ≥
+    LAZY_FALL_MIN_ALPHAS alphas.  Paired units have no alpha/√(LM) term, so what is left besides the
+    falling term is the floor O(1/L + 1/√(LM)) (flat in alpha): p is read with that floor taken out,
+    not as the raw slope, which the floor flattens (claims_lazy on why p is −2 here)."""
+    err = lazy_limit(table, "paired")
+    err = err[err["alpha"] >= LAZY_FALL_ALPHA_MIN]
+    sizes = [LM for LM, g in err.groupby("LM") if len(g) >= LAZY_FALL_MIN_ALPHAS]
+    err = err[err["LM"].isin(sizes)]
+    if not sizes or not np.all(err["value"] > 0):
+        return float("nan"), len(err), len(sizes)
+    idx = err["LM"].map({LM: i for i, LM in enumerate(sizes)}).to_numpy()
+    a, y, G = err["alpha"].to_numpy(float), np.log(err["value"].to_numpy(float)), len(sizes)
+
+    def residual(x):
+        return np.log(np.exp(x[1 + idx]) * a ** x[0] + np.exp(x[1 + G + idx])) - y
+
+    start = np.r_[-1.5, np.full(G, np.log(0.05)), np.full(G, np.log(0.01))]
+    sol = least_squares(residual, start, bounds=([-6, *[-30] * 2 * G], [0, *[10] * 2 * G]))
+    return float(sol.x[0]), len(err), len(sizes)
+
+
 # ----------------------------------------------------------------------------------- phase
 
 

@@ -150,6 +150,24 @@ def rate_exponent_slip(mp, axis, delta):
     )
 
 
+def pairs_partly_redrawn(mp, s):
+    """The doubling trick with the copies' output weights a share s redrawn, unit j + M/2 =
+    (u_j, −√(1−s)·v_j + √s·v'_j), in the networks compared with the limit (not its paired reference):
+    each pair's block no longer vanishes, nor does its second-order remainder cancel (s = 1: i.i.d.
+    output weights of the copies).  Size: s, the redrawn share of the copies' variance."""
+    units = draws.units
+
+    def wrong(seeds, L, M, D, tag="grid", paired=False, **kwargs):
+        U, V = units(seeds, L, M, D, tag, paired, **kwargs)
+        if paired and tag != "ref":
+            h = M // 2
+            fresh = units(seeds, L, M, D, f"{tag}-copy", False, **kwargs)[1][:, :, :h]
+            V = torch.cat([V[:, :, :h], -math.sqrt(1 - s) * V[:, :, :h] + math.sqrt(s) * fresh], dim=2)
+        return U, V
+
+    mp.setattr(draws, "units", wrong)
+
+
 def sized(mutation, s):
     """`mutation` at size s as a one-argument mistake(mp) for the can-fail tests, named for its id."""
 
@@ -203,6 +221,12 @@ POWER = {
         "the tangent-limit reference's embedding a share s foreign: √(1−s)·W_E + √s·(another draw) (s = 1: another network's limit)",
         limit_reference_embedding_off,
         (0.01, 0.02, 0.05, 0.1, 0.2, 0.3),
+    ),
+    "resnet_lazy_pairs": Entry(
+        "resnet_lazy",
+        "the copies' output weights a share s redrawn: unit j + M/2 = (u_j, −√(1−s)·v_j + √s·v'_j) (s = 1: i.i.d. copies)",
+        pairs_partly_redrawn,
+        (0.01, 0.05, 0.2, 1.0),
     ),
     "resnet_lazy_linearisation": Entry(
         "resnet_lazy",

@@ -135,6 +135,29 @@ def test_lazy_depth_slope_reads_the_paired_distance_at_the_largest_alpha_over_L_
     assert slope["slope"] == pytest.approx(-0.985, abs=0.01)
 
 
+def test_lazy_fall_fit_reads_the_paired_exponent_with_each_size_floor_taken_out():
+    """Paired distances 0.05·alpha^−2 + a floor per size: the fit returns −2 on the sizes holding ≥ 4
+    alphas in 1 ≤ alpha ≤ √(LM)/2 (L = M = 8 holds 3: left out); alpha 0.5 and the i.i.d. rows are not
+    read (their values here would pull p toward 0)."""
+    points = [
+        {
+            "L": n,
+            "M": n,
+            "alpha": a,
+            "init": init,
+            "value": 0.05 * a**-2.0 + 0.1 / n if init == "paired" else 1.0,
+        }
+        for n in (8, 16, 32, 64)
+        for a in (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
+        for init in ("paired", "iid")
+    ]
+    table = _table("resnet_lazy", "lim_dist", points)
+    table.loc[(table["alpha"] == 0.5) & (table["init"] == "paired"), "value"] = 1.0
+    p, n, sizes = analysis.lazy_fall_fit(table)
+    assert (n, sizes) == (4 + 5 + 6, 3)
+    assert p == pytest.approx(-2.0, abs=1e-3)
+
+
 def test_phase_exponents_fit_D_ge_3_d_out_for_each_gamma():
     points = [
         {"gamma": g, "D": D, "d_out": 5, "value": D ** (0.5 - g) if D >= 15 else 1e3}

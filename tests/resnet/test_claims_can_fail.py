@@ -19,6 +19,7 @@ from mfx.resnet.experiments import phase
 from tests.resnet.mutations import (
     limit_reference_embedding_off,
     linearisation_toward_full,
+    pairs_partly_redrawn,
     preact_toward_input,
     rate_exponent_slip,
     residual_scale_exponent_off,
@@ -245,8 +246,9 @@ CASES = [
     (
         "resnet_lazy",
         training_zero,
-        ["exponent p", "the 1/L term at fixed α", "(blockwise) tangent model"],
+        ["exponent p", "the 1/L term at fixed α", "(blockwise) tangent model", "falls like α^−2"],
     ),
+    ("resnet_lazy", sized(pairs_partly_redrawn, 0.05), ["falls like α^−2"]),
     ("resnet_lazy", pairing_without_sign_flip, ["paired init: the distance to the limit does not grow"]),
     ("resnet_depth", training_off, ["the networks learn"]),
     ("resnet_width", training_off, ["the networks learn"]),
