@@ -405,21 +405,36 @@ def depth_exponents(table: pd.DataFrame) -> np.ndarray:
     return np.array(ks)
 
 
-def width_pool_slopes(table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, int]:
-    """The width exponent (`width_fit`) of each further pool b of E1 (metric err_mc_pool: networks of
-    H heads drawn from pool b, against that pool's full network, at one L), its seed-bootstrap SD, and
-    that L: (slopes [W], SDs [W], L); empty arrays and L = 0 without them.
+def common_width_exponent(r: pd.DataFrame) -> float:
+    """One exponent k of log value = k·log H + c_L over the rows of `r` (L, H, value: an RMS over seeds per
+    cell), each depth L with its own constant c_L (b²(L) moves with L: module docstring, Width); NaN
+    without two H at some L."""
+    r = r[(r["value"] > 0) & np.isfinite(r["value"])]
+    lh, ly = np.log(r["H"].astype(float)), np.log(r["value"].astype(float))
+    x = lh - lh.groupby(r["L"]).transform("mean")
+    y = ly - ly.groupby(r["L"]).transform("mean")
+    sxx = float((x**2).sum())
+    return float((x * y).sum() / sxx) if sxx > 0 else float("nan")
 
-    Each pool's exponent is fitted on its own seeds' draws, so the spread of the slopes is the pool's
-    sampling error plus the seeds'; the SDs are what separates the two (the claim's u)."""
+
+def width_exponents(table: pd.DataFrame) -> tuple[np.ndarray, list[int]]:
+    """The width exponent of every pool of E1 that has sampled networks of its own — the reference's
+    (err_mc) first, then pools 1…W (err_mc_pool: H heads drawn from pool b against pool b's full
+    network) — each one k common to the depths Ls where the further pools have networks
+    (`common_width_exponent` on the RMS over that pool's seeds): (ks [1 + W], Ls).  Without further pools
+    Ls is the grid's largest L and ks the reference's alone.
+
+    The pools are independent draws of P heads of the initial law, each with its own seeds' draws of heads,
+    so the spread of these k is the exponent's sampling error over pools and seeds together (issue 39)."""
+    own = rms_over_seeds(table, "err_mc")
+    if own.empty:
+        return np.array([]), []
     t = _limit(table, "err_mc_pool")
-    if t.empty or "pool" not in t:
-        return np.array([]), np.array([]), 0
-    slope = lambda g: width_fit(g, "err_mc_pool")[0]["slope"]
-    pools = [g for _, g in t.groupby("pool")]
-    slopes = np.array([slope(g) for g in pools])
-    sds = np.array([fit.seed_sd(g, slope) for g in pools])
-    return slopes, sds, int(t["L"].max())
+    further = [g for _, g in t.groupby("pool")] if "pool" in t else []
+    Ls = sorted(int(L) for L in t["L"].unique()) if further else [int(own["L"].max())]
+    ks = [common_width_exponent(own[own["L"].isin(Ls)])]
+    ks += [common_width_exponent(rms_over_seeds(g, "err_mc_pool")) for g in further]
+    return np.array(ks), Ls
 
 
 def kernel_grid(table: pd.DataFrame, metric: str, role: str = "kernel_grid") -> pd.DataFrame:

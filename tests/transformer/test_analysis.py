@@ -195,30 +195,27 @@ def test_depth_exponents_read_the_first_order_through_the_next_euler_term_on_eve
     assert len(analysis.depth_exponents(t)) == 1  # the reference's pool alone
 
 
-def test_width_pool_slopes_fit_each_further_pool_on_its_own_with_its_seeds_spread():
-    """Pool b's width error c_s·H^(k_b) (seed factor c_s) gives back k_b at the largest L; the seed
-    factor does not change a slope, so each pool's seed-bootstrap SD is 0; err_mc rows are not read."""
-    t = _limit_table()
+def test_width_exponents_fit_one_k_per_pool_common_to_the_further_pools_depths():
+    """Pool b's width error c_s·g(L)·H^(k_b) (seed factor c_s, a constant of its own at each L) gives back
+    k_b, one per pool over the depths where the further pools have networks (4 and 8 here; the reference's
+    err_mc at L = 16 is not read then); without further pools, the reference's at its largest L alone."""
+    t = _limit_table(c=-0.9)  # b²(L) moves with L: each L its own constant
     rows = []
     for b, k in ((1, -0.45), (2, -0.55)):
-        for H in (1, 4, 16, 64):
-            for s in range(6):
-                rows.append(
-                    {
-                        "experiment": "transformer_limit",
-                        "status": "ok",
-                        "L": 16,
-                        "H": H,
-                        "L_ref": 32,
-                        "pool": b,
-                    }
-                    | {"seed": s, "metric": "err_mc_pool", "value": (1 + 0.1 * s) * H**k}
-                )
-    slopes, sds, L = analysis.width_pool_slopes(pd.concat([t, pd.DataFrame(rows)], ignore_index=True))
-    np.testing.assert_allclose(slopes, [-0.45, -0.55], atol=1e-12)
-    np.testing.assert_allclose(sds, 0, atol=1e-12)
-    assert L == 16
-    assert len(analysis.width_pool_slopes(t)[0]) == 0
+        for L in (4, 8):
+            for H in (1, 4, 16, 64):
+                for s in range(6):
+                    value = (1 + 0.1 * s) * (1 + L / 4) * H**k
+                    rows.append(
+                        {"experiment": "transformer_limit", "status": "ok", "L": L, "H": H, "L_ref": 32}
+                        | {"pool": b, "seed": s, "metric": "err_mc_pool", "value": value}
+                    )
+    ks, Ls = analysis.width_exponents(pd.concat([t, pd.DataFrame(rows)], ignore_index=True))
+    np.testing.assert_allclose(ks, [-0.5, -0.45, -0.55], atol=1e-12)
+    assert Ls == [4, 8]
+    ks, Ls = analysis.width_exponents(t)
+    np.testing.assert_allclose(ks, [-0.5], atol=1e-12)
+    assert Ls == [16]
 
 
 def test_the_adjoint_depth_exponent_carries_the_next_euler_term():

@@ -53,8 +53,8 @@ from mfx.transformer.analysis import (
     rms_over_seeds,
     shares,
     travel,
+    width_exponents,
     width_fit,
-    width_pool_slopes,
 )
 from mfx.transformer.experiments.common import (
     _as_floats,
@@ -355,37 +355,35 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             f"1/L, its next term a₂/L²); {CONVENTIONS}",
         )
     )
+    # the width exponent of every pool with networks of its own (the reference's and the further pools'),
+    # one k common to the depths where the further pools have them: their mean, u = SD/√pools (issue 39)
+    kw, Ls_w = width_exponents(t)
+    kw = kw[np.isfinite(kw)]
+    k_w = float(np.mean(kw)) if len(kw) else float("nan")
+    u_w = float(np.std(kw, ddof=1) / math.sqrt(len(kw))) if len(kw) >= 2 else float("nan")
+    Ls_note = ", ".join(map(str, Ls_w))
     fw, L_max = width_fit(t)
-    u_seeds = _bootstrap(t, lambda b: width_fit(b)[0]["slope"])
-    # the pool's share: the slopes of the further pools spread by the pools' sampling error and by
-    # their own seeds' (their seed-bootstrap SDs); the difference of the variances is the pool's
-    slopes, sds, L_pools = width_pool_slopes(t)
-    if len(slopes) >= 2 and L_pools == L_max:
-        var_pools = max(0.0, float(np.var(slopes, ddof=1) - np.mean(sds**2)))
-        u_width = math.sqrt(u_seeds**2 + var_pools)
-        pools_note = (
-            f"over {len(slopes)} further pools k = {np.round(slopes, 3).tolist()} (SD {np.std(slopes, ddof=1):.2g}, "
-            f"their seeds' SD {math.sqrt(np.mean(sds**2)):.2g}: the pool's part {math.sqrt(var_pools):.2g}); "
-            f"u = seed SD {u_seeds:.2g} ⊕ the pool's part"
-        )
-    else:
-        u_width = float("nan")  # the pool's sampling error is part of u: not measured, no verdict
-        pools_note = (
-            f"no networks of further pools at L = {L_max} (model.pool_width ≥ 2 there): u not measured"
-        )
+    pools_note = (
+        f"k over {len(kw)} pools (the reference's first) {np.round(kw, 3).tolist()} (SD {np.std(kw, ddof=1):.2g})"
+        if len(kw) >= 2
+        else "no networks of further pools (model.pool_width ≥ 1 at some L): u not measured"
+    )
     r = RANGES["E1_width_exponent"]
     out.append(
         Claim.within(
             E,
-            f"width error |f_{{L,H}} − f_{{L,P}}| ∝ Hᵏ at the largest L (= {L_max}): exponent k",
-            fw["slope"],
+            f"width error |f_{{L,H}} − f_{{L,P}}| ∝ Hᵏ at fixed L (L = {Ls_note}, each L its own constant): "
+            "exponent k, mean over independent pools",
+            k_w,
             r["value"],
             r["tol"][scale],
-            detail=f"{fw.describe('slope')} on the RMS over seeds; {pools_note}; scale={scale}",
-            u=u_width,
-            how="seed bootstrap SD ⊕ the pool part of the further pools' SD",
+            detail=f"{pools_note}, each fitted on the RMS over its seeds; the reference's pool at the largest "
+            f"L = {L_max} alone: {fw.describe('slope')}; scale={scale}",
+            u=u_w,
+            how="SD over the independent pools (each with its own seeds' heads) / √pools",
             post_hoc=r["post_hoc"],
-            points=fw.n,
+            # the H values the exponent rests on (at every L two more constants than slopes)
+            points=int(t.loc[(t["metric"] == "err_mc") & t["L"].isin(Ls_w), "H"].nunique()),
             seeds=seeds,
             min_points=3,
             kind="derived",
