@@ -473,8 +473,13 @@ def wp_exponents(t: pd.DataFrame, metric: str) -> tuple[float, float]:
 
 
 def gf_order(t: pd.DataFrame) -> fit.Fit:
-    """Power law in η of the RMS over seeds of GD's distance to the RK4 flow at T (metric gf_err)."""
+    """Power law in η of the RMS over seeds of GD's distance to the RK4 flow at T (metric gf_err), on the η in
+    the first-order regime: η·λ ≤ RANGES["gf_step_order"]["regime"], λ the flow's stiffness (gf_stiff, the
+    largest over seeds; rows without it: every η)."""
     r = t[t["metric"] == "gf_err"]
+    lam = t[t["metric"] == "gf_stiff"]["value"]
+    if len(lam):
+        r = r[r["eta"] * lam.max() <= RANGES["gf_step_order"]["regime"]]
     g = r.groupby("eta")["value"].agg(lambda v: float(np.sqrt(np.mean(np.square(v)))))
     return fit.power_law(g.index.to_numpy(float), g.to_numpy())
 

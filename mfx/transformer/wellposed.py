@@ -59,8 +59,10 @@ def perturbation(X: torch.Tensor, delta: float, generator: torch.Generator) -> t
     return delta * xi / xi.pow(2).sum(-1).mean(-1).sqrt()[:, None, None]
 
 
-def flow_rk4(Q, K, V, X, q0, y, *, T: float, M: int, beta: float = 1.0) -> torch.Tensor:
-    """ŷ(T) [S, N, d] of the gradient flow dθ/dt = −L·H·∇_θR(θ) by RK4 in t on M steps."""
+def flow_rk4(Q, K, V, X, q0, y, *, T: float, M: int, beta: float = 1.0, stiffness: int = 0):
+    """ŷ(T) [S, N, d] of the gradient flow dθ/dt = −L·H·∇_θR(θ) by RK4 in t on M steps.  With `stiffness`
+    = k > 0 also λ [S]: per seed, the largest |eigenvalue| of the flow's Jacobian L·H·∇²R over the nodes
+    t = 0, kh, 2kh, … ≤ T (`top_curvature`), returned as (ŷ(T), λ)."""
     L, H = Q.shape[1], Q.shape[2]
 
     def f(_s, theta, _stage):
@@ -70,10 +72,36 @@ def flow_rk4(Q, K, V, X, q0, y, *, T: float, M: int, beta: float = 1.0) -> torch
 
     theta = torch.stack([Q, K, V])
     h = T / M
-    for m in range(M):
-        theta = adjoint._rk4(f, m * h, theta, h)
+    lam, v = None, None
+    for m in range(M + 1):
+        if stiffness and m % stiffness == 0:
+            now, v = top_curvature(theta, X, q0, y, beta, v)
+            lam = now if lam is None else torch.maximum(lam, now)
+        if m < M:
+            theta = adjoint._rk4(f, m * h, theta, h)
     with torch.no_grad():
-        return model.forward(*theta.unbind(0), X, q0, beta=beta)
+        out = model.forward(*theta.unbind(0), X, q0, beta=beta)
+    return (out, lam) if stiffness else out
+
+
+def top_curvature(theta, X, q0, y, beta: float, v=None, iters: int = 30):
+    """Per seed, the largest |eigenvalue| of L·H·∇²R at θ = (Q, K, V) [3, S, L, H, d, d] by power iteration
+    on Hessian-vector products (the seeds' losses are summed, so the Hessian is block diagonal: one
+    iteration per block); `v` warm-starts it (the previous node's vector).  Returns (λ [S], v)."""
+    L, H = theta.shape[2], theta.shape[3]
+    t = theta.detach().requires_grad_(True)
+    R = model.loss(model.forward(*t.unbind(0), X, q0, beta=beta), y).sum()
+    (g,) = torch.autograd.grad(L * H * R, t, create_graph=True)
+    dims = (0, 2, 3, 4, 5)
+    if v is None:
+        v = torch.ones_like(theta) + 0.1 * torch.linspace(-1, 1, theta.numel(), dtype=theta.dtype).view_as(
+            theta
+        )
+    for _ in range(iters):
+        v = v / v.pow(2).sum(dims, keepdim=True).sqrt()
+        (hv,) = torch.autograd.grad(g, t, v, retain_graph=True)
+        lam, v = (hv * v).sum(dims).abs(), hv
+    return lam.detach(), v.detach()
 
 
 def rms(x: torch.Tensor, dims) -> torch.Tensor:

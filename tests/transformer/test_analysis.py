@@ -256,3 +256,16 @@ def test_the_curve_gap_is_one_on_one_curve_and_grows_with_a_gap_between_the_mean
     # one law: r² ≈ χ²_6/6; means 0.2 apart against an error √(1.25/400) ≈ 0.056: r ≈ 3.7
     assert 0.3 < analysis.gf_curve_gap(_changes(0.0)) < 1.8
     assert analysis.gf_curve_gap(_changes(0.2)) > 3
+
+
+def test_gf_order_reads_only_the_steps_in_the_first_order_regime():
+    # errors a·η with the largest η far past it (×4 per doubling): λ = 8 keeps η ≤ 1/8, and the slope is 1
+    etas = [0.025, 0.05, 0.1, 0.2]
+    err = [0.01 * e for e in etas[:3]] + [0.008]
+    rows = [
+        {"metric": "gf_err", "eta": e, "seed": s, "value": v} for e, v in zip(etas, err) for s in range(2)
+    ]
+    stiff = [{"metric": "gf_stiff", "seed": s, "value": 8.0} for s in range(2)]
+    assert analysis.gf_order(pd.DataFrame(rows + stiff))["slope"] == pytest.approx(1.0)
+    assert analysis.gf_order(pd.DataFrame(rows + stiff)).n == 3
+    assert analysis.gf_order(pd.DataFrame(rows))["slope"] > 1.3  # every η read: the bend shows

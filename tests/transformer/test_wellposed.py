@@ -36,3 +36,15 @@ def test_gd_tends_to_the_rk4_gradient_flow_at_first_order():
         out = model.train(Q, K, V, X, q0, y, eta=eta, steps=round(1.0 / eta), record=[round(1.0 / eta)])
         e.append(float((out["yhat"][-1] - ref).norm()))
     assert 1.7 < e[0] / e[1] < 2.3
+
+
+def test_top_curvature_is_the_largest_hessian_eigenvalue_of_each_seed():
+    _, X, q0 = _problem()
+    Q, K, V = model.init_params(1, 2, 2, [0, 1])
+    y = q0 + torch.randn(2, 2, generator=runtime.generator(2, "y"), dtype=torch.float64)
+    theta = torch.stack([Q, K, V])
+    lam, _ = wellposed.top_curvature(theta, X, q0, y, 1.0, iters=300)
+    for s in range(2):
+        R = lambda t: 2 * model.loss(model.forward(*t.unbind(0), X, q0), y).sum()  # L·H = 2
+        h = torch.autograd.functional.hessian(R, theta[:, s : s + 1]).reshape(theta[:, s].numel(), -1)
+        assert abs(float(lam[s]) - float(torch.linalg.eigvalsh(h).abs().max())) < 1e-6 * float(lam[s])
