@@ -105,6 +105,8 @@ METRICS = {
         "the RMS displacement |ŷ_RK4 − q0|",
         "wp_lip": "stability ratio: max over directions of RMS_i |ŷ(X + δξ) − ŷ(X)| / δ (W2(μ_i, μ'_i) ≤ δ)",
         "gf_err": "RMS over inputs of |ŷ_GD(T) − ŷ_flow(T)| (GD at η vs the flow by RK4 in t) over the distance travelled",
+        "gf_stiff": "per seed, the flow's stiffness: the largest |eigenvalue| of L·H·∇²R along the RK4 flow (every 4th "
+        "node); GD's η is read where η·λ ≤ 1 (max over seeds)",
         "gf_pair": "RMS over inputs of the difference of two samplings' trained changes ŷ(T) − ŷ(0), over the RMS change at the largest H",
         "gf_loss_drop": "R(T)/R(0) of the worse run of a pair of the two-samplings series",
         "gf_change": "one component of one run's trained change ŷ(T) − ŷ(0), two-samplings series, two largest H",

@@ -84,6 +84,17 @@ def flow_rk4(Q, K, V, X, q0, y, *, T: float, M: int, beta: float = 1.0, stiffnes
     return (out, lam) if stiffness else out
 
 
+def step_grid(etas, lam: float, regime: float, points: int, halvings: int) -> list[float]:
+    """`etas`, and below the smallest the halvings (at most `halvings`) needed for `points` of them to lie in the
+    first-order window η·λ ≤ regime: a stiff flow (large λ) gets the small steps its window asks for."""
+    out = sorted(etas, reverse=True)
+    for _ in range(halvings):
+        if sum(e * lam <= regime for e in out) >= points:
+            break
+        out.append(out[-1] / 2)
+    return out
+
+
 def top_curvature(theta, X, q0, y, beta: float, v=None, iters: int = 30):
     """Per seed, the largest |eigenvalue| of L·H·∇²R at θ = (Q, K, V) [3, S, L, H, d, d] by power iteration
     on Hessian-vector products (the seeds' losses are summed, so the Hessian is block diagonal: one

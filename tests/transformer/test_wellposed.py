@@ -48,3 +48,11 @@ def test_top_curvature_is_the_largest_hessian_eigenvalue_of_each_seed():
         R = lambda t: 2 * model.loss(model.forward(*t.unbind(0), X, q0), y).sum()  # L·H = 2
         h = torch.autograd.functional.hessian(R, theta[:, s : s + 1]).reshape(theta[:, s].numel(), -1)
         assert abs(float(lam[s]) - float(torch.linalg.eigvalsh(h).abs().max())) < 1e-6 * float(lam[s])
+
+
+def test_the_step_grid_reaches_into_the_first_order_window_of_a_stiff_flow():
+    etas = [0.2, 0.1, 0.05, 0.025]
+    assert wellposed.step_grid(etas, 2.5, 1.0, 4, 4) == etas  # a mild flow: every η already in the window
+    stiff = wellposed.step_grid(etas, 42.0, 1.0, 4, 4)
+    assert stiff[4:] == [0.0125, 0.00625, 0.003125, 0.0015625]
+    assert len(wellposed.step_grid(etas, 1e3, 1.0, 4, 4)) == 8  # at most `halvings` added

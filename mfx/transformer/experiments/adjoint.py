@@ -186,6 +186,8 @@ def validate(cfg: DictConfig) -> None:
         )
     for key in ("wp.M", "wp.seeds", "wp.directions", "gf.L", "gf.H", "gf.M", "gf.seeds", "gf.pairs"):
         check(cfg, f"model.{key}", int, low=1)
+    check(cfg, "model.gf.window_points", int, low=3)  # the claim's least points
+    check(cfg, "model.gf.halvings", int, low=0)
     for key in ("wp.delta", "gf.T", "gf.eta"):
         check(cfg, f"model.{key}", float, low=0, open_low=True)
     for key in ("wp.v_mean", "gf.target_scale"):

@@ -81,7 +81,8 @@ def rows(cfg: DictConfig, rt, X: torch.Tensor, q0: torch.Tensor) -> list[dict]:
     with torch.no_grad():
         y0 = model.forward(Q, K, V, X, q0, beta=m.beta)
     moved = wellposed.rms(ref - y0, (1,))  # [S]
-    for eta in g.etas:
+    r = RANGES["gf_step_order"]
+    for eta in wellposed.step_grid(g.etas, float(lam.max()), r["regime"], g.window_points, g.halvings):
         steps = round(g.T / eta)
         tr = model.train(Q, K, V, X, q0, y_t, eta=eta, steps=steps, beta=m.beta, record=[0, steps])
         e = wellposed.rms(tr["yhat"][-1] - ref, (1,)) / moved
