@@ -476,12 +476,16 @@ def gf_order(t: pd.DataFrame) -> fit.Fit:
     """Power law in η of the RMS over seeds of GD's distance to the RK4 flow at T (metric gf_err), on the η in
     the first-order regime: η·λ ≤ RANGES["gf_step_order"]["regime"], λ the flow's stiffness (gf_stiff, the
     largest over seeds; rows without it: every η)."""
-    r = t[t["metric"] == "gf_err"]
-    lam = t[t["metric"] == "gf_stiff"]["value"]
-    if len(lam):
-        r = r[r["eta"] * lam.max() <= RANGES["gf_step_order"]["regime"]]
+    r = t[(t["metric"] == "gf_err") & gf_window(t, t["eta"])]
     g = r.groupby("eta")["value"].agg(lambda v: float(np.sqrt(np.mean(np.square(v)))))
     return fit.power_law(g.index.to_numpy(float), g.to_numpy())
+
+
+def gf_window(t: pd.DataFrame, eta):
+    """Whether each step η lies in the first-order regime η·λ ≤ RANGES["gf_step_order"]["regime"] (λ the
+    largest gf_stiff over seeds; every η where there are no gf_stiff rows)."""
+    lam = t[t["metric"] == "gf_stiff"]["value"]
+    return eta * lam.max() <= RANGES["gf_step_order"]["regime"] if len(lam) else np.full(len(eta), True)
 
 
 def gf_sampling(t: pd.DataFrame) -> fit.Fit:

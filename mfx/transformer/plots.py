@@ -27,6 +27,7 @@ from mfx.transformer.analysis import (
     error_law,
     gf_order,
     gf_sampling,
+    gf_window,
     kernel_grid,
     kernel_grid_fit,
     law_predict,
@@ -617,6 +618,8 @@ def _wellposed_figure(t: pd.DataFrame):
         f = fitter(t)
         ax.plot(g.index, g.to_numpy(), "o", color=c_data, label="RMS over seeds")
         xs = g.index.to_numpy(float)
+        if metric == "gf_err":  # the fit's window: the η of the first-order regime only
+            xs = xs[gf_window(t, xs)]
         ax.plot(
             xs, f["prefactor"] * xs ** f["slope"], "-", color=c_fit, label=f"fit: slope ${f['slope']:.2f}$"
         )
