@@ -66,8 +66,8 @@ def _all_fail(name, table, *prefixes):
 
 
 def test_limit_claims_fail_with_the_rate_missing_H(run_experiment, monkeypatch):
-    """Measured at η = 1/64 (seed 0): width exponent −0.851 ± 0.044 (at the largest L, the statistic before
-    issue 39's mean over pools at L = 4, 8; that one fails too), R² 0.23 ± 0.10;
+    """Measured at η = 1/64 (seed 0): width exponent −0.738 ± 0.009 (issue 39's mean over pools at L = 4, 8;
+    the statistic before it, at the largest L, read −0.851 ± 0.044), R² 0.23 ± 0.10;
     also the trained check, R(T)/R(0) 0.958 (lr H times too small)."""
     rate_without_H(monkeypatch)
     table = run_experiment("transformer_limit", "scale=quick")
