@@ -28,7 +28,7 @@ Euler error of the forward and backward passes remains, O(1/L) (a first-order sc
 L·H independent value draws add a mean-zero Monte Carlo error of variance ∝ 1/(LH) (as in E1's width
 error), so 𝔼 err² = e_depth(L)² + c + b²/(LH), where c = O(σ_V²·e_depth²), of either sign, does not fall with H
 (each head's depth error moves with its own V, and |G| is read at the noisy heads): the experiment reads the
-Monte Carlo part against the width-limit network instead (experiments/adjoint.py `width_limit_forward`).
+Monte Carlo part against the width-limit network instead (`model.width_limit_forward`).
 
 The reference integrates forward with RK4 on 2·M steps and backward with RK4 on M steps (the forward
 half-steps give the states at the RK4 stage points): error O(M⁻⁴).

@@ -127,6 +127,31 @@ def forward(
     return X.mean(-2) if readout == "mean" else q
 
 
+def width_limit_forward(Q, K, V, noise, X, q0, beta: float) -> torch.Tensor:
+    """ŷ [S, N, d] of the width-limit network at depth L, with each head's gradient taken at its own (Q, K, V).
+
+    The heads' values are V = V̄ + noise, and a layer's velocity is linear in V: as H → ∞ at fixed L the value
+    noise (mean 0) averages out of every token's path, and the network is the one with values V̄ (σ_V = 0).  A
+    head θ of it still has its own gradient, a function of θ and of the tokens and adjoints of that network.
+    Here the tokens move with V − noise, and each head also adds its noise's velocity at value 0 with the tokens
+    detached (`_attend(A, noise, ·)` − itself, detached): its Q, K gradient takes the head's whole V, while no
+    head's noise moves a token.  The finite network's gradient minus this one is the Monte Carlo error of the
+    L·H value draws alone: the depth error of each head (which varies with its V) and the normalisation by
+    |G| at the noisy heads cancel, where 𝔼 e_H² − e_P² kept them as an H-independent term of either sign.
+    Written after `forward` (query readout)."""
+    S, L, H, d, _ = Q.shape
+    X = X.expand(S, *X.shape[-3:])
+    q = q0.to(X).expand(S, X.shape[-3], d)
+    scale = residual_scale(L, H)
+    A = beta * torch.einsum("slhka,slhkb->slhab", K, Q)
+    for l in range(L):
+        Z = torch.cat([q.unsqueeze(2), X], dim=2)
+        probe = _attend(A[:, l], noise[:, l], Z.detach(), X.detach())
+        dZ = _attend(A[:, l], V[:, l] - noise[:, l], Z, X) + probe - probe.detach()
+        X, q = X + scale * dZ[:, :, 1:], q + scale * dZ[:, :, 0]
+    return q
+
+
 def loss(yhat: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """R = (1/(2N)) Σ_i |ŷ_i − y_i|², per seed: [S, N, d] → [S]."""
     return 0.5 * ((yhat - y) ** 2).sum((-1, -2)) / yhat.shape[-2]

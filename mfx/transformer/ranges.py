@@ -126,7 +126,7 @@ RANGES: dict[str, dict] = {
         "heads is larger than at V̄ — so 𝔼 e_H² − e_P² at L_w = 16 on 8970's draw (e_P = 0.115) read 1.8e-2, "
         "4.1e-3, 2.8e-4, −1.1e-4, −3.4e-4 at H = 4, 16, 64, 256, 1024 (32 seeds; SE at 256: 5e-5): it flattens, "
         "then goes negative. Now the Monte Carlo error itself, |g_H − g_w| with g_w the same heads' gradient in "
-        "the width-limit network at depth L_w (experiments/adjoint.py width_limit_forward), where both terms cancel: "
+        "the width-limit network at depth L_w (model.width_limit_forward), where both terms cancel: "
         "8970 −0.509 ± 0.023, 8971 −0.492 ± 0.023 (H to 1024); seed 0 quick −0.537 ± 0.022, paper −0.532 ± 0.018; "
         "fresh quick 8992, 8993 −0.518 ± 0.037, −0.514 ± 0.022, paper 8999 −0.522 ± 0.025, pass",
         "post_hoc": "8970–8971 (quick: the statistic, (𝔼 e_H² − e_P²)^(1/2) → the RMS of |g_H − g_w|/|G|)",

@@ -116,3 +116,32 @@ def test_translate_pair_differences_are_qk_invariant_at_one_layer():
     Q2, K2, _ = model.init_params(1, 5, 2, [7, 8])
     y2 = model.forward(Q2, K2, V, c.X, q0)
     assert torch.allclose(y1[:, 0] - y1[:, 1], y2[:, 0] - y2[:, 1], atol=1e-13, rtol=0)
+
+
+def _grads(forward, Q, K, V):
+    params = [p.clone().requires_grad_(True) for p in (Q, K, V)]
+    R = forward(*params).pow(2).sum()
+    return torch.stack(torch.autograd.grad(R, params))
+
+
+def test_the_width_limit_network_moves_no_token_with_the_value_noise():
+    """`width_limit_forward`: without noise it is the network; with noise, a head's gradient does not change
+    when another head's noise does (no head's noise moves a token), and is linear in its own (its Q, K gradient
+    takes its whole V) — while the finite network's gradient changes with every head's noise."""
+    g = torch.Generator().manual_seed(0)
+    Q, K, V = (torch.randn(1, 3, 4, 2, 2, generator=g, dtype=DT) for _ in range(3))
+    X, q0 = torch.randn(2, 5, 2, generator=g, dtype=DT), torch.tensor([1.0, 0.5], dtype=DT)
+    noise = 0.5 * torch.randn(V.shape, generator=g, dtype=DT)
+    net = lambda *p: model.forward(*p, X, q0)
+    wl = lambda nz: lambda *p: model.width_limit_forward(*p, nz, X, q0, 1.0)
+    assert torch.allclose(_grads(wl(0 * noise), Q, K, V), _grads(net, Q, K, V), rtol=1e-12, atol=1e-14)
+    other = noise.clone()
+    other[0, 0, 1] *= 3  # another head's noise (layer 0, head 1)
+    a, b = _grads(wl(noise), Q, K, V + noise), _grads(wl(other), Q, K, V + other)
+    keep = torch.ones(3, 4, dtype=torch.bool)
+    keep[0, 1] = False
+    assert torch.allclose(a[:, 0][:, keep], b[:, 0][:, keep], rtol=1e-12, atol=1e-14)
+    n_a, n_b = _grads(net, Q, K, V + noise), _grads(net, Q, K, V + other)
+    assert not torch.allclose(n_a[:, 0][:, keep], n_b[:, 0][:, keep], rtol=1e-6)
+    g0, g1, g2 = (_grads(wl(s * noise), Q, K, V + s * noise) for s in (0, 1, 2))
+    assert torch.allclose(g2 - g0, 2 * (g1 - g0), rtol=1e-10, atol=1e-12)

@@ -11,7 +11,7 @@ mistake of the size of the extrapolation's own error, where a fixed bound would 
 it.  The depth series runs on `draws` independent problem draws (curves, clouds, targets: its constant
 varies 4× between them), and the claim's u is the spread over draws.  Width series: σ_V > 0 at L = L_w,
 H = r·P: the L·H value draws add a Monte Carlo error, read against the same heads' gradient g_w in the
-width-limit network at depth L_w (`width_limit_forward`: the value noise averages out of the tokens' paths),
+width-limit network at depth L_w (`model.width_limit_forward`: the value noise averages out of the tokens' paths),
 RMS over seeds of |g − g_w|/|G| ∝ (L_w H)^(−1/2).  It was 𝔼 err² − err_depth(L_w)², whose H-independent
 O(σ_V²·err_depth²) term of either sign (each head's depth error moves with its V, and |G| is read at the noisy
 heads) flattened the exponent and turned the excess negative at large H (fresh 8970, 8971; ranges.py).
@@ -48,31 +48,6 @@ PAPER_GRADIENT = (
 )
 
 
-def width_limit_forward(Q, K, V, noise, X, q0, beta: float) -> torch.Tensor:
-    """ŷ [S, N, d] of the width-limit network at depth L, with each head's gradient taken at its own (Q, K, V).
-
-    The heads' values are V = V̄ + noise, and a layer's velocity is linear in V: as H → ∞ at fixed L the value
-    noise (mean 0) averages out of every token's path, and the network is the one with values V̄ (σ_V = 0).  A
-    head θ of it still has its own gradient, a function of θ and of the tokens and adjoints of that network.
-    Here the tokens move with V − noise, and each head also adds its noise's velocity at value 0 with the tokens
-    detached (`_attend(A, noise, ·)` − itself, detached): its Q, K gradient takes the head's whole V, while no
-    head's noise moves a token.  The finite network's gradient minus this one is the Monte Carlo error of the
-    L·H value draws alone: the depth error of each head (which varies with its V) and the normalisation by
-    |G| at the noisy heads cancel, where 𝔼 e_H² − e_P² kept them as an H-independent term of either sign.
-    Written after `model.forward` (query readout)."""
-    S, L, H, d, _ = Q.shape
-    X = X.expand(S, *X.shape[-3:])
-    q = q0.to(X).expand(S, X.shape[-3], d)
-    scale = model.residual_scale(L, H)
-    A = beta * torch.einsum("slhka,slhkb->slhab", K, Q)
-    for l in range(L):
-        Z = torch.cat([q.unsqueeze(2), X], dim=2)
-        probe = model._attend(A[:, l], noise[:, l], Z.detach(), X.detach())
-        dZ = model._attend(A[:, l], V[:, l] - noise[:, l], Z, X) + probe - probe.detach()
-        X, q = X + scale * dZ[:, :, 1:], q + scale * dZ[:, :, 0]
-    return q
-
-
 def run(cfg: DictConfig) -> list[dict]:
     rt = runtime.setup(**cfg.runtime)
     m = cfg.model
@@ -96,7 +71,7 @@ def run(cfg: DictConfig) -> list[dict]:
 
     def head_gradients(L, H, sigma_v, seeds, width_limit=False):
         """(g, G, g_w): L·H·∂R/∂θ [S, L, H, 3, d, d] of the finite network, the limit's G(s_l, θ_{l,h}), and with
-        `width_limit` the same heads' L·H·∂R/∂θ in the width-limit network at depth L (`width_limit_forward`;
+        `width_limit` the same heads' L·H·∂R/∂θ in the width-limit network at depth L (`model.width_limit_forward`;
         else None)."""
         gen = lambda s: runtime.generator(cfg.seed, "transformer", "adjoint-v", L, H, s)
         Q, K, V = adjoint.finite_heads(c, L, H, sigma_v, seeds, gen)
@@ -110,7 +85,7 @@ def run(cfg: DictConfig) -> list[dict]:
         g_w = None
         if width_limit:
             noise = V - adjoint.finite_heads(c, L, H, 0.0, seeds, gen)[2]
-            g_w = grad(lambda *p: width_limit_forward(*p, noise, X, q0, m.beta))
+            g_w = grad(lambda *p: model.width_limit_forward(*p, noise, X, q0, m.beta))
         S = len(seeds)
         # the first variation is a sum over heads: the seeds' heads of one layer go in one batch
         G = torch.stack(
@@ -278,7 +253,7 @@ def claims(table: pd.DataFrame) -> list[Claim]:
             post_hoc=RANGES["adjoint_width_slope"]["post_hoc"],
             source="derivation: mfx/transformer/adjoint.py docstring (L·H independent value draws: a "
             "mean-zero Monte Carlo error of variance ∝ 1/(LH)), read against the width-limit network "
-            "(experiments/adjoint.py width_limit_forward); range in mfx/transformer/ranges.py",
+            "(model.width_limit_forward); range in mfx/transformer/ranges.py",
         ),
     ] + wellposed.claims(t, scale)
 
