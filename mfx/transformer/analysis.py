@@ -456,11 +456,14 @@ def kernel_grid_fit(table: pd.DataFrame, metric: str, role: str = "kernel_grid")
     return fit.power_law(g["LH"], g["rms"])
 
 
+def rms_by(t: pd.DataFrame, metric: str, by) -> pd.Series:
+    """RMS over seeds of `metric` per value of `by` (a column or a list of columns)."""
+    return t[t["metric"] == metric].groupby(by)["value"].agg(lambda v: float(np.sqrt(np.mean(np.square(v)))))
+
+
 def wp_grid(t: pd.DataFrame, metric: str) -> pd.DataFrame:
     """Well-posedness grid of transformer_adjoint (`metric` wp_err or wp_lip): RMS over seeds per (L, H)."""
-    r = t[t["metric"] == metric]
-    g = r.groupby(["L", "H"])["value"].agg(lambda v: float(np.sqrt(np.mean(np.square(v))))).reset_index()
-    return g.rename(columns={"value": "rms"})
+    return rms_by(t, metric, ["L", "H"]).rename("rms").reset_index()
 
 
 def wp_exponents(t: pd.DataFrame, metric: str) -> tuple[float, float]:
@@ -476,8 +479,7 @@ def gf_order(t: pd.DataFrame) -> fit.Fit:
     """Power law in η of the RMS over seeds of GD's distance to the RK4 flow at T (metric gf_err), on the η in
     the first-order regime: η·λ ≤ RANGES["gf_step_order"]["regime"], λ the flow's stiffness (gf_stiff, the
     largest over seeds; rows without it: every η)."""
-    r = t[(t["metric"] == "gf_err") & gf_window(t, t["eta"])]
-    g = r.groupby("eta")["value"].agg(lambda v: float(np.sqrt(np.mean(np.square(v)))))
+    g = rms_by(t[gf_window(t, t["eta"])], "gf_err", "eta")
     return fit.power_law(g.index.to_numpy(float), g.to_numpy())
 
 
@@ -490,8 +492,7 @@ def gf_window(t: pd.DataFrame, eta):
 
 def gf_sampling(t: pd.DataFrame) -> fit.Fit:
     """Power law in H of the RMS over pairs of the two samplings' difference of trained change (gf_pair)."""
-    r = t[t["metric"] == "gf_pair"]
-    g = r.groupby("H")["value"].agg(lambda v: float(np.sqrt(np.mean(np.square(v)))))
+    g = rms_by(t, "gf_pair", "H")
     return fit.power_law(g.index.to_numpy(float), g.to_numpy())
 
 

@@ -34,6 +34,7 @@ from mfx.transformer.analysis import (
     lh_grid,
     lh_sd_fit,
     merge_curves,
+    rms_by,
     rms_over_seeds,
     width_fit,
     wp_grid,
@@ -613,8 +614,7 @@ def _wellposed_figure(t: pd.DataFrame):
         (axes[2], "gf_err", gf_order, "eta", "GD step $\\eta$", "gradient flow: GD → the flow (RK4 in $t$)"),
         (axes[3], "gf_pair", gf_sampling, "H", "heads $H$", "two samplings → one curve"),
     ):
-        r = t[t["metric"] == metric]
-        g = r.groupby(x)["value"].agg(lambda v: float(np.sqrt(np.mean(np.square(v)))))
+        g = rms_by(t, metric, x)
         f = fitter(t)
         ax.plot(g.index, g.to_numpy(), "o", color=c_data, label="RMS over seeds")
         xs = g.index.to_numpy(float)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pandas as pd
 import torch
 from omegaconf import DictConfig
@@ -24,7 +23,7 @@ from omegaconf import DictConfig
 from mfx import fit, runtime, statements
 from mfx.experiment import Claim
 from mfx.transformer import model, wellposed
-from mfx.transformer.analysis import gf_curve_gap, gf_order, gf_sampling, wp_exponents, wp_grid
+from mfx.transformer.analysis import gf_curve_gap, gf_order, gf_sampling, rms_by, wp_exponents, wp_grid
 from mfx.transformer.ranges import RANGES
 
 E = "transformer_adjoint"
@@ -220,13 +219,7 @@ def claims(t: pd.DataFrame, scale: str) -> list[Claim]:
             r,
             scale,
             detail=f"{fo.describe('slope')}; errors "
-            + ", ".join(
-                f"η={e:g}: {v:.3g}"
-                for e, v in t[t["metric"] == "gf_err"]
-                .groupby("eta")["value"]
-                .agg(lambda v: np.sqrt(np.mean(np.square(v))))
-                .items()
-            )
+            + ", ".join(f"η={e:g}: {v:.3g}" for e, v in rms_by(t, "gf_err", "eta").items())
             + f"; stiffness λ = {lam:.3g}: η·λ ≤ {r['regime']:g} read, η ≤ {r['regime'] / lam:.3g}; scale={scale}",
             u=fit.seed_sd(ge, lambda b: gf_order(b)["slope"], n_boot=200),
             how="seed bootstrap SD",
@@ -279,10 +272,7 @@ def claims(t: pd.DataFrame, scale: str) -> list[Claim]:
             r,
             scale,
             detail=f"{fs.describe('slope')}; relative differences "
-            + ", ".join(
-                f"H={int(h)}: {v:.3g}"
-                for h, v in gp.groupby("H")["value"].agg(lambda v: np.sqrt(np.mean(np.square(v)))).items()
-            )
+            + ", ".join(f"H={int(h)}: {v:.3g}" for h, v in rms_by(gp, "gf_pair", "H").items())
             + f"; scale={scale}",
             u=fit.seed_sd(gp, lambda b: gf_sampling(b)["slope"], n_boot=200),
             how="pair bootstrap SD",
