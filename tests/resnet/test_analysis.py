@@ -95,6 +95,29 @@ def test_ratio_fit_reads_p_in_M_and_q_in_D_over_M_inside_8_d_out_le_D_le_4_M():
     assert n == 11  # (16, 0.5) below 8·d_out, every c = 8 above 4·M
 
 
+def test_departure_reads_the_output_error_at_K_over_k_0_inside_D_le_4_M_and_beyond_D_ge_16_M():
+    """ρ per cell is RMS(step K)/RMS(step 0); the means are geometric over the cells of each side."""
+    cells = [
+        (4, 4, 1.0, 0.5),
+        (4, 16, 1.0, 0.2),
+        (8, 32, 1.0, 0.8),
+        (4, 32, 1.0, 7.0),
+        (4, 64, 1.0, 2.0),
+        (8, 128, 2.0, 16.0),
+    ]
+    start = _table(
+        "resnet_departure", "err_f", [{"M": m, "D": d, "value": v} for m, d, v, _ in cells], steps=(0,)
+    )
+    end = _table(
+        "resnet_departure", "err_f", [{"M": m, "D": d, "value": v * r} for m, d, v, r in cells], steps=(3,)
+    )
+    table = pd.concat([start, end], ignore_index=True)
+    r = analysis.departure_ratios(table).set_index(["M", "D"])["value"]
+    assert r[(8, 128)] == pytest.approx(16.0) and r[(4, 32)] == pytest.approx(7.0)
+    assert analysis.departure_mean(table, beyond=False) == (pytest.approx((0.5 * 0.2 * 0.8) ** (1 / 3)), 3)
+    assert analysis.departure_mean(table, beyond=True) == (pytest.approx(np.sqrt(2.0 * 16.0)), 2)
+
+
 def test_lazy_fits_are_power_laws_of_the_rep_mean_in_alpha():
     alphas = [1.0, 2, 4, 8]
     table = pd.concat(
@@ -135,27 +158,16 @@ def test_lazy_depth_slope_reads_the_paired_distance_at_the_largest_alpha_over_L_
     assert slope["slope"] == pytest.approx(-0.985, abs=0.01)
 
 
-def test_lazy_fall_fit_reads_the_paired_exponent_with_each_size_floor_taken_out():
-    """Paired distances 0.05·alpha^−2 + a floor per size: the fit returns −2 on the sizes holding ≥ 4
-    alphas in 1 ≤ alpha ≤ √(LM)/2 (L = M = 8 holds 3: left out); alpha 0.5 and the i.i.d. rows are not
-    read (their values here would pull p toward 0)."""
-    points = [
-        {
-            "L": n,
-            "M": n,
-            "alpha": a,
-            "init": init,
-            "value": 0.05 * a**-2.0 + 0.1 / n if init == "paired" else 1.0,
-        }
-        for n in (8, 16, 32, 64)
-        for a in (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
-        for init in ("paired", "iid")
-    ]
-    table = _table("resnet_lazy", "lim_dist", points)
-    table.loc[(table["alpha"] == 0.5) & (table["init"] == "paired"), "value"] = 1.0
-    p, n, sizes = analysis.lazy_fall_fit(table)
-    assert (n, sizes) == (4 + 5 + 6, 3)
-    assert p == pytest.approx(-2.0, abs=1e-3)
+def test_lazy_fall_fit_reads_the_distance_to_the_own_tangent_model_over_alpha_ge_alpha_max_over_4():
+    """lin_dist 0.05·alpha^−2 from alpha = 16 on, flatter (∝ 1/alpha) below: the fit reads −2 on alpha =
+    16, 32, 64 only; the distances to the limit (here flat) are not read."""
+    alphas = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)
+    lin = [{"alpha": a, "value": 0.05 * a**-2.0 if a >= 16 else 0.05 / (16 * a)} for a in alphas]
+    lim = [{"L": 16, "M": 16, "alpha": a, "init": "paired", "value": 0.1} for a in alphas]
+    table = pd.concat([_table("resnet_lazy", "lin_dist", lin), _table("resnet_lazy", "lim_dist", lim)])
+    slope, alpha_min = analysis.lazy_fall_fit(table)
+    assert (alpha_min, slope.n) == (16.0, 3)
+    assert slope["slope"] == pytest.approx(-2.0, abs=1e-9)
 
 
 def test_phase_exponents_fit_D_ge_3_d_out_for_each_gamma():

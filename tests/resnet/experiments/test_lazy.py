@@ -12,7 +12,7 @@ CLAIMS = [
     "local feature movement vs α",
     "tangent model vs α",
     "falls at least like 1/α: exponent p",
-    "falls like α^−2 (the pair cancels the second-order remainder",
+    "falls like α^−2 as α → ∞ (the pair cancels the second-order remainder",
     "rises like α/√(LM): exponent q",
     "grows like (LM)^(1/4)",
     "paired init: the distance to the limit does not grow",
