@@ -134,6 +134,15 @@ def claims_lazy(table):
         (`analysis.lazy_fall_fit`, α ≥ α_max/4; post hoc, ranges.RANGES["lazy_fall"]).  The i.i.d. fit's
         p ≈ −1.5 mixes this α^−2 with the rising term's curvature; Thm 2's α^−1 is a bound, met
         (lazy_p) and not tight here.
+        With i.i.d. units the mean second-order remainder cancels too (the law is even in v), which
+        predicts α^−2 plus a fluctuation B/(α√(LM)).  Measured, not claimed (quick, seed 0, 32 reps,
+        L = M = n ∈ {16, 32, 64, 128}, model.init = iid and paired, α = 1..32): the i.i.d. network's
+        distance to its own blockwise tangent model exceeds the paired one by e = √(iid² − paired²);
+        over 8 ≤ α ≤ n/4 a power law e ∝ α^a n^b reads a = −0.50 ± 0.37, b = −1.36 ± 0.37 (seed-bootstrap
+        SDs), and B/(αn) + C·α/n² fits B = 1.70 ± 0.38, C = 0.09 ± 0.04 within 0.86–1.39 of every point:
+        consistent with the prediction (a = b = −1), not resolved.  At α ≈ 0.2·√(LM) this term is
+        as large as the α^−2 one (α²·paired ≈ 0.3 at α = 16, n = 64), and both are small against the
+        initial residual's α/√(LM), which carries the i.i.d. distance to the limit there.
         At fixed alpha the bound's size terms: with paired units (at the largest alpha, sizes
         L ≤ L_ref/4: `analysis.lazy_depth_slope`) the distance falls like 1/L (the 1/L term), with
         i.i.d. units (at the largest alpha ≤ √(LM)/4 with ≥ 3 sizes: `analysis.lazy_size_slope`)
