@@ -134,6 +134,7 @@ SIZE_KEYS: dict[str, tuple[str, ...]] = {
     "quad_hessian": ("model.p", "model.p_star", "model.sgd_N"),
     "quad_implicit_bias": ("model.p", "model.N", "model.sgd_seeds"),
     "quad_norms": ("model.p", "model.norm_N", "model.sgd_seeds"),
+    "resnet_departure": ("model.M", "model.ratio", "model.reps"),
     "resnet_depth": ("model.L", "model.M", "model.reps"),
     "resnet_dim": ("model.D", "model.L", "model.M", "model.reps"),
     "resnet_lazy": ("model.L", "model.M", "model.reps"),

@@ -43,6 +43,11 @@ METRICS = {
         "err_h_span": "h_L error in the span of W_U (per coordinate of that span)",
         "err_h_perp": "h_L error orthogonal to the span of W_U (per coordinate)",
     },
+    "resnet_departure": {
+        **_ERRORS,
+        "err_h_span": "h_L error in the span of W_U (per coordinate of that span)",
+        "err_h_perp": "h_L error orthogonal to the span of W_U (per coordinate)",
+    },
     "resnet_lazy": {
         "local_update": "RMS over (l, j, n) of ⟨u_K − u_0, h_{l−1}⟩/D: the units' own feature movement",
         "rel_dU": "‖U_K − U_0‖/‖U_0‖, the relative movement of the first-layer weights",

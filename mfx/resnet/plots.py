@@ -201,6 +201,33 @@ def ratio(table):
     return {"error_vs_ratio": fig}
 
 
+@plotting.draws("resnet_departure")
+def departure(table):
+    """Output error after K GD steps over the initial one vs D/M, one curve per M: below 1 inside
+    D = O(M) (D ≤ 4·M), above 1 beyond (D ≥ 16·M), the two means the claims read in the title."""
+    fig, (ax,) = plotting.figure(1, 1, width=4.6, height=2.8)
+    r = analysis.departure_ratios(table)
+    widths = sorted(r["M"].unique())
+    for color, M in zip(plotting.colors(len(widths)), widths):
+        e = r[r["M"] == M].sort_values("c")
+        ax.plot(e["c"], e["value"], "o-", color=color, label=f"$M$ = {M:g}")
+    ax.axhline(1.0, color="k", ls=":", lw=1.0, label="no change ($K$ = 0)")
+    for c in (analysis.DIM_D_MAX_PER_M, analysis.DEPARTURE_D_MIN_PER_M):
+        ax.axvline(c, color="0.6", ls="--", lw=0.8)
+    inside, beyond = (analysis.departure_mean(table, b)[0] for b in (False, True))
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("$D/M$")
+    ax.set_ylabel("output error: step $K$ / step 0")
+    ax.set_title(
+        f"$D \\leq {analysis.DIM_D_MAX_PER_M}M$: {inside:.2f}; $D \\geq {analysis.DEPARTURE_D_MIN_PER_M}M$: {beyond:.2f}"
+    )
+    if len(r):
+        plotting.grid_ticks(ax, sorted(r["c"].unique()))
+    plotting.legend_outside(ax)
+    return {"departure": fig}
+
+
 @plotting.draws("resnet_lazy")
 def lazy(table):
     fits, mean = analysis.lazy_fits(table)

@@ -130,9 +130,14 @@ STATEMENTS: list[Statement] = [
             "ratio": "D/M is the controlled ratio: the bound depends on L and D/M only, so at fixed L and "
             "D/M the h_L error is flat in M, and the errors of every M collapse on one curve in D/M of "
             "slope 1/2 (D = c·M, c ≤ 4)",
+            "departure": "the condition D = O(M): inside it (D = 4·M) training lowers the output error to "
+            "the limit (K GD steps against k = 0), beyond it (D = 16·M) training raises it — the bound "
+            "stops holding.  The summary states the condition, not what happens beyond it: both directions "
+            "are ours (derived, the beyond one measured)",
         },
-        untestable="the output error (what the loss sees), the 1/L term in a D sweep and the departure "
-        "for D ≫ M are not claimed as paper statements (issue 37 §3).  The output error is measured "
+        untestable="the output error's rate (what the loss sees), the 1/L term in a D sweep and the "
+        "departure for D ≫ M are not claimed as paper statements (issue 37 §3; the departure part is "
+        "derived).  The output error is measured "
         "beside h_L (resnet_ratio, detail of the collapse claim): under the read-out f = W_Uᵀh_L/D an "
         "error not aligned with W_U gives O(√(d_out/(LM))), no D, which holds at k = 0 (seed 0: "
         "exponents in M, D/M −0.54, −0.06 quick; −0.67, −0.06 paper) but not at step K (−0.34, +0.50 "

@@ -264,6 +264,18 @@ POWER = {
         lambda mp, s: rate_exponent_slip(mp, "L", s),
         (0.01, 0.02, 0.05, 0.1, 0.2),
     ),
+    "resnet_departure_rate_D": Entry(
+        "resnet_departure",
+        "the mean-field rate η·L·M·D off by D^(−s) (training slower the larger D; s an exponent shift)",
+        lambda mp, s: rate_exponent_slip(mp, "D", -s),
+        (0.05, 0.1, 0.2, 0.3, 0.5),
+    ),
+    "resnet_departure_rate_M": Entry(
+        "resnet_departure",
+        "the mean-field rate η·L·M·D off by M^s (network and reference train at different rates; s an exponent shift)",
+        lambda mp, s: rate_exponent_slip(mp, "M", s),
+        (0.05, 0.1, 0.2, 0.3),
+    ),
     "resnet_phase_scale_up": Entry(
         "resnet_phase",
         "residual scale D^(γ+s)/(LM) (α = D^(γ−½+s); s = ½: v's std √D forgotten; s an exponent shift)",

@@ -37,6 +37,7 @@ def test_same_seed_same_bytes_other_seed_independent_draws(tmp_path):
         ("resnet_width", "model.M_ref=1000000000"),
         ("resnet_dim", "model.L_ref=1000000000"),
         ("resnet_ratio", "model.L_ref=1000000000"),
+        ("resnet_departure", "model.L_ref=1000000000"),
         ("resnet_lazy", "model.L=1000000000"),
         ("resnet_phase", "model.L=1000000000"),
         ("resnet_limit", "model.L=1000000000"),
