@@ -140,7 +140,9 @@ def claims_lazy(table):
         distance to its own blockwise tangent model exceeds the paired one by e = √(iid² − paired²);
         over 8 ≤ α ≤ n/4 a power law e ∝ α^a n^b reads a = −0.50 ± 0.37, b = −1.36 ± 0.37 (seed-bootstrap
         SDs), and B/(αn) + C·α/n² fits B = 1.70 ± 0.38, C = 0.09 ± 0.04 within 0.86–1.39 of every point:
-        consistent with the prediction (a = b = −1), not resolved.  At α ≈ 0.2·√(LM) this term is
+        consistent with the prediction (a = b = −1), not resolved (seed 1, 128 reps, L_ref = M_ref = 8:
+        a = −0.33 ± 0.31, b = −1.55 ± 0.31, B = 1.76 ± 0.43, C = 0.12 ± 0.04: the rep spread of these
+        distances is heavy-tailed, so 4× the reps barely cut u).  At α ≈ 0.2·√(LM) this term is
         as large as the α^−2 one (α²·paired ≈ 0.3 at α = 16, n = 64), and both are small against the
         initial residual's α/√(LM), which carries the i.i.d. distance to the limit there.
         At fixed alpha the bound's size terms: with paired units (at the largest alpha, sizes
