@@ -31,8 +31,8 @@ def claims_departure(table):
     seed 0, M = 16, RMS over reps of each step: ρ 0.55–0.7 for D ≤ 8·M at L = 8, 16, 32; 2.0, 1.74, 1.07
     at D = 16·M; at equal D/(LM) = 1, D/M = 8 read 0.70 and D/M = 16 read 1.77: not set by the bound's
     size √(D/(LM)), and weaker at larger L, which is why L is held at 16). Nor by D/M alone: at L = 16 and
-    D/M = 16 it grows with M (paper, seed 0: ρ = 1.33, 1.88, 3.40 at M = 4, 8, 16; at D/M = 8: 0.53, 0.84,
-    0.84), so the claims read on which side of 1 ρ lies, not a law in D/M. It goes with the mean-field
+    D/M = 16 it grows with M (paper, seed 0, 24 reps: ρ = 1.34, 2.06, 2.96 at M = 4, 8, 16; at D/M = 8: 0.67,
+    1.04, 1.17), so the claims read on which side of 1 ρ lies, not a law in D/M. It goes with the mean-field
     rate's D scaling: with the rate η·L·M·D^(1−δ) instead of η·L·M·D it is gone (δ = 0.25: ρ = 0.81 at D/M
     = 16, quick seed 0, M = 8, RMS over reps of each step), so it is a property of training at the
     critical rate, not of the forward pass. Both directions were proposed from seed 0 (post hoc) and are
