@@ -137,7 +137,10 @@ STATEMENTS: list[Statement] = [
         },
         untestable="the output error's rate (what the loss sees), the 1/L term in a D sweep and the "
         "departure for D ≫ M are not claimed as paper statements (issue 37 §3; the departure part is "
-        "derived).  The output error is measured "
+        "derived).  The 1/L term cannot be resolved in a finite network here: at M = 64, L = 1..16 the h_L "
+        "error fits a/L + b·√(D/(LM)) with a/L ≈ 3 % of it even at L = 1 (quick seed 0, a = 0.007 ± 0.030, "
+        "b = 0.62 ± 0.04; claims_dim's docstring), so only a network with the sampling term removed shows it "
+        "(resnet_limit's pool Euler network, chizat.thm1/depth).  The output error is measured "
         "beside h_L (resnet_ratio, detail of the collapse claim): under the read-out f = W_Uᵀh_L/D an "
         "error not aligned with W_U gives O(√(d_out/(LM))), no D, which holds at k = 0 (seed 0: "
         "exponents in M, D/M −0.54, −0.06 quick; −0.67, −0.06 paper) but not at step K (−0.34, +0.50 "
