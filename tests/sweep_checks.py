@@ -43,3 +43,29 @@ def quick_sweep_test(name: str):
 
     test.__doc__ = f"{name}'s quick rows are in the glossary and its captioned figures read."
     return test
+
+
+def resnet_claims_test(name: str, parts: list[str], figures, once: bool = False):
+    """A test that the quick sweep of the resnet experiment `name` has a claim for each of `parts` (a
+    substring of its statement; exactly one each if `once`), that every claim passes with a seed-bootstrap
+    u from ≥ 3 seeds, that every job ran, and that `figures(table)` (its plots function) draws and reads."""
+
+    def test(quick_table):
+        table = quick_table(name)
+        claims = quick_table.claims(name)
+        found = [sum(p in c.statement for c in claims) for p in parts]
+        assert found == [1] * len(parts) if once else all(found), dict(zip(parts, found))
+        failed = [
+            f"{c.statement}: {c.measured} ± {c.u} vs {c.expected} ({c.detail})"
+            for c in claims
+            if not c.passed
+        ]
+        assert not failed
+        assert all(c.how == "seed bootstrap SD" and c.u > 0 and c.seeds >= 3 for c in claims)
+        assert (table["status"] == "ok").all()
+        drawn = figures(table)
+        assert drawn and all(fig.axes for fig in drawn.values())
+        assert all(not plotting.layout_problems(fig) for fig in drawn.values())
+
+    test.__doc__ = f"{name}'s quick claims pass, decided with their uncertainty; its figures draw."
+    return test

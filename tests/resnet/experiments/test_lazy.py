@@ -3,9 +3,8 @@ uncertainty; figures draw, odd M with
 paired units exits 2 naming model.M, NaN runs become status=diverged rows."""
 
 import pytest
-from sweep_checks import quick_sweep_test
+from sweep_checks import quick_sweep_test, resnet_claims_test
 
-from mfx import plotting
 from mfx.resnet import plots
 
 CLAIMS = [
@@ -20,19 +19,7 @@ CLAIMS = [
 ]
 
 
-def test_quick_scale_claims_pass(quick_table):
-    table = quick_table("resnet_lazy")
-    claims = quick_table.claims("resnet_lazy")
-    assert [any(s in c.statement for c in claims) for s in CLAIMS] == [True] * len(CLAIMS)
-    failed = [
-        f"{c.statement}: {c.measured} ± {c.u} vs {c.expected} ({c.detail})" for c in claims if not c.passed
-    ]
-    assert not failed
-    assert all(c.how == "seed bootstrap SD" and c.u > 0 and c.seeds >= 3 for c in claims)
-    assert (table["status"] == "ok").all()
-    figures = plots.lazy(table)
-    assert figures and all(fig.axes for fig in figures.values())
-    assert all(not plotting.layout_problems(fig) for fig in figures.values())
+test_quick_scale_claims_pass = resnet_claims_test("resnet_lazy", CLAIMS, plots.lazy)
 
 
 def test_paired_init_needs_even_M(mfx_main, capsys, tmp_path):
