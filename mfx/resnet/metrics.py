@@ -30,24 +30,19 @@ _ERRORS = {
     "err_dh": "per-coordinate RMS of (h_L,k − h_L,0) − (h_L,ref,k − h_L,ref,0): the same in embedding space",
 }
 
+# resnet_dim's rows (and those of resnet_ratio and resnet_departure, which run its job) split the h_L error
+_DIM_ERRORS = {
+    **_ERRORS,
+    "err_h_span": "h_L error in the span of W_U (per coordinate of that span)",
+    "err_h_perp": "h_L error orthogonal to the span of W_U (per coordinate)",
+}
+
 METRICS = {
     "resnet_depth": _ERRORS,
     "resnet_width": _ERRORS,
-    "resnet_dim": {
-        **_ERRORS,
-        "err_h_span": "h_L error in the span of W_U (per coordinate of that span)",
-        "err_h_perp": "h_L error orthogonal to the span of W_U (per coordinate)",
-    },
-    "resnet_ratio": {
-        **_ERRORS,
-        "err_h_span": "h_L error in the span of W_U (per coordinate of that span)",
-        "err_h_perp": "h_L error orthogonal to the span of W_U (per coordinate)",
-    },
-    "resnet_departure": {
-        **_ERRORS,
-        "err_h_span": "h_L error in the span of W_U (per coordinate of that span)",
-        "err_h_perp": "h_L error orthogonal to the span of W_U (per coordinate)",
-    },
+    "resnet_dim": _DIM_ERRORS,
+    "resnet_ratio": _DIM_ERRORS,  # resnet_dim's job at D = ratio·M
+    "resnet_departure": _DIM_ERRORS,  # resnet_ratio's job
     "resnet_lazy": {
         "local_update": "RMS over (l, j, n) of ⟨u_K − u_0, h_{l−1}⟩/D: the units' own feature movement",
         "rel_dU": "‖U_K − U_0‖/‖U_0‖, the relative movement of the first-layer weights",
