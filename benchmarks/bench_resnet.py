@@ -9,7 +9,11 @@ mfx runs in float64 and in float32 against the float64 numpy baseline.  The two 
 are timed alternately, round after round, and the medians are compared, so a load that comes and
 goes on the machine hits both; the clock is this process's CPU time (single-threaded code: the
 wall time of an idle machine), so that the time spent descheduled on a shared machine, which
-lands on a 10 ms call or misses it by chance, counts against neither side.  Cost linear in depth:
+lands on a 10 ms call or misses it by chance, counts against neither side.  Each turn takes two
+steps in a row and times the second (`IN_A_ROW`), as training runs K steps back to back on the same
+arrays: a step timed right after the other side ran starts with its 12 MiB (L = 256, float64) out of
+the caches, which costs the compiled step ≈ 25 % and the Python-bound numpy loop ≈ 0; that cold
+ratio is printed beside the target row.  Cost linear in depth:
 t(L = 1024) / t(L = 256) ≤ 4.5, and the memory of a step (numpy buffers, measured by tracemalloc)
 likewise.
 
@@ -87,6 +91,7 @@ def _per_rep_autograd_step(W_E, W_U, U, V, X, Y):
 
 
 interleaved = bench.interleaved
+IN_A_ROW = 2  # steps per turn, the last one timed (module docstring)
 
 
 def step_bytes(args) -> int:
@@ -151,7 +156,7 @@ def _vs_gemm(problems) -> list[bench.Result]:
         N = args[4].shape[1]
         flops = gemm_flops(S, L, N, M, D)
         bound = _gemm_bound(S, L, N, M, D, args[2].dtype)
-        t = interleaved({"step": lambda a=args: model.gd_step(*a), **bound}, rounds=15)
+        t = interleaved({"step": lambda a=args: model.gd_step(*a), **bound}, rounds=15, in_a_row=IN_A_ROW)
         gemm_s = 2 * min(t["bmm"], t["blas"])
         gf = {k: flops / (2 * t[k] if k in ("bmm", "blas") else t[k]) / 1e9 for k in t}
         gf["512³"] = 2 * 512**3 / t["512³"] / 1e9
@@ -173,24 +178,29 @@ def run() -> list[bench.Result]:
     torch.set_num_threads(1)
     f64, f32 = _problem(256), _problem(256, dtype=torch.float32)
     npy = [t.numpy().copy() for t in f64]
-    t = interleaved(
-        {
-            "f64": lambda: model.gd_step(*f64),
-            "f32": lambda: model.gd_step(*f32),
-            "numpy": lambda: numpy_gd_step(*npy),
-        },
-        rounds=15,
-    )
+    steps = {
+        "f64": lambda: model.gd_step(*f64),
+        "f32": lambda: model.gd_step(*f32),
+        "numpy": lambda: numpy_gd_step(*npy),
+    }
+    t = interleaved(steps, rounds=15, in_a_row=IN_A_ROW)
+    cold = interleaved(steps, rounds=15)
     t["autograd"] = interleaved({"autograd": lambda: _per_rep_autograd_step(*f64)}, rounds=3)["autograd"]
     name = "resnet: GD step L=256 M=D=16 N=10, 8 reps"
+
+    def cold_note(k):
+        return f"cold (one step a turn, caches evicted by the other side): {cold['numpy'] / cold[k]:.2f}×"
+
     results = [
-        bench.Result(f"{name}, float64 (vs numpy loop)", t["f64"], t["numpy"], 5.0),
-        bench.Result(f"{name}, float32 (vs numpy loop)", t["f32"], t["numpy"], 5.0),
+        bench.Result(f"{name}, float64 (vs numpy loop)", t["f64"], t["numpy"], 5.0, cold_note("f64")),
+        bench.Result(f"{name}, float32 (vs numpy loop)", t["f32"], t["numpy"], 5.0, cold_note("f32")),
         bench.Result(f"{name}, float64 (vs autograd loop)", t["f64"], t["autograd"], 5.0),
     ]
     results += _vs_gemm({"f64": f64, "f32": f32})
     for dtype, short in ((torch.float64, "f64"), (torch.float32, "f32")):
         args = {L: _problem(L, dtype=dtype) for L in (256, 1024)}
+        # one step a turn: both depths start from memory (in a row, L = 256's 12 MiB would stay
+        # cached while L = 1024's 47 MiB cannot, which measures the cache, not the step's cost in L)
         td = interleaved({L: (lambda a=a: model.gd_step(*a)) for L, a in args.items()}, rounds=5)
         results.append(
             bench.Result(

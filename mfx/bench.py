@@ -44,18 +44,23 @@ def median_time(fn: Callable[[], object], repeat: int = 5, warmup: int = 1) -> f
     return statistics.median(times)
 
 
-def interleaved(fns: dict, rounds: int, warmup: int = 1, clock=time.process_time) -> dict:
+def interleaved(fns: dict, rounds: int, warmup: int = 1, clock=time.process_time, in_a_row: int = 1) -> dict:
     """Median seconds per call of each function, timed alternately round after round.
 
     A load that comes and goes on the machine then hits every function alike; the default clock is
     this process's CPU time (single-threaded code: the wall time of an idle machine), so the time
-    spent descheduled on a shared machine counts against none of them."""
+    spent descheduled on a shared machine counts against none of them.  `in_a_row` > 1: each turn
+    calls its function that many times in a row and times the last call, i.e. in the state its own
+    previous call left (what K training steps in a row see) rather than right after the other
+    functions have evicted its data from the caches."""
     for fn in fns.values():
         for _ in range(warmup):
             fn()
     times = {name: [] for name in fns}
     for _ in range(rounds):
         for name, fn in fns.items():
+            for _ in range(in_a_row - 1):
+                fn()
             t0 = clock()
             fn()
             times[name].append(clock() - t0)

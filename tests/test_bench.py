@@ -39,6 +39,19 @@ def test_interleaved_times_every_function_each_round():
     assert calls == ["a", "b"] + ["a", "b"] * 3 and set(t) == {"a", "b"}
 
 
+def test_interleaved_in_a_row_times_the_last_call_of_each_turn():
+    calls, clock = [], iter(range(100))
+    t = bench.interleaved(
+        {"a": lambda: calls.append("a"), "b": lambda: calls.append("b")},
+        rounds=2,
+        warmup=0,
+        clock=lambda: next(clock),
+        in_a_row=3,
+    )
+    assert calls == ["a"] * 3 + ["b"] * 3 + ["a"] * 3 + ["b"] * 3
+    assert t == {"a": 1, "b": 1}  # one clock tick around the one timed call of each turn
+
+
 def test_the_resnet_flop_count_is_what_the_torch_step_multiplies(monkeypatch):
     """gemm_flops (the numerator of the step's GFLOP/s) against torch's own count of the torch path's
     products: the same, up to the embedding/readout products it leaves out."""
