@@ -33,6 +33,7 @@ def test_paired_init_needs_even_M(mfx_main, capsys, tmp_path):
         ("model.limit_sizes=[8,5]", "model.limit_sizes"),
         ("model.limit_sizes=[512]", "model.L_ref"),
         ("model.M_ref=127", "model.M_ref"),
+        ("model.iid_draws=0", "model.iid_draws"),
     ],
 )
 def test_bad_limit_config_exits_2_naming_key(override, key, mfx_main, capsys, tmp_path):
