@@ -208,18 +208,21 @@ CASES = [
             "vs M at the largest L at every trained GD step",
         ],
     ),
-    (
-        "resnet_dim",
-        unit_std_one,
-        ["slope of the h_L error vs D", "R² (log space) of b·√(D/(LM))", "off the read-out span"],
-    ),
+    # R² is not in the std-1 case: at 16 reps it reads −36.6 ± 29.7 there (its bootstrap u outgrows it:
+    # inconclusive), while δ = 0.2 fails it (0.32 ± 0.21; quick seed 0, docs/power.csv)
+    ("resnet_dim", unit_std_one, ["slope of the h_L error vs D", "off the read-out span"]),
     (
         "resnet_dim",
         training_zero,
         ["trained companion", "slope of the h_L error vs D", "R² (log space) of b·√(D/(LM))"],
     ),
-    ("resnet_dim", sized(unit_std_exponent_off, 0.2), ["slope of the h_L error vs D"]),
-    ("resnet_dim", sized(unit_std_exponent_off, 0.05), ["trained companion"]),
+    (
+        "resnet_dim",
+        sized(unit_std_exponent_off, 0.2),
+        ["slope of the h_L error vs D", "R² (log space) of b·√(D/(LM))"],
+    ),
+    # quick (16 reps, seed 0, docs/power.csv): the companion 0.438 → 0.359 (pass) at 0.05, 0.291 (fail) at 0.1
+    ("resnet_dim", sized(unit_std_exponent_off, 0.1), ["trained companion"]),
     (
         "resnet_ratio",
         training_zero,
@@ -238,8 +241,8 @@ CASES = [
     ),
     ("resnet_ratio", sized(unit_std_exponent_off, 0.2), ["slope in D/M of the one curve"]),
     # the departure beyond D = O(M) goes with a rate slower at large D (quick, seed 0, docs/power.csv:
-    # ρ 1.82 → 0.77 at δ = 0.3); the inside one fails when network and reference train at different rates
-    # (0.44 → 1.61 at M^0.2)
+    # ρ 1.70 → 0.77 at δ = 0.3); the inside one fails when network and reference train at different rates
+    # (0.43 → 1.42 at M^0.2)
     ("resnet_departure", rate_exponent_off("D", -0.3), ["beyond D = O(M)"]),
     ("resnet_departure", rate_exponent_off("M", 0.2), ["inside D = O(M)"]),
     ("resnet_departure", training_zero, ["inside D = O(M)", "beyond D = O(M)"]),

@@ -36,7 +36,12 @@ def claims_departure(table):
     rate's D scaling: with the rate η·L·M·D^(1−δ) instead of η·L·M·D it is gone (δ = 0.25: ρ = 0.81 at D/M
     = 16, quick seed 0, M = 8, RMS over reps of each step), so it is a property of training at the
     critical rate, not of the forward pass. Both directions were proposed from seed 0 (post hoc) and are
-    audited on fresh seeds; untrained, ρ = 1 exactly and the untrained rule fails both claims."""
+    audited on fresh seeds; untrained, ρ = 1 exactly and the untrained rule fails both claims.
+
+    The beyond cells per scale: paper D/M = 16 at M = 4, 8, 16; quick D/M = 16 and 32 at M = 4 (post hoc:
+    M = 4, 8 at D/M = 16 read 1.26–1.82 over the seen quick seeds 0, 9040..9047, 9060, 9061, two of them
+    inconclusive; M = 4 alone read ρ ≈ 1.1–1.5 at D/M = 16 and 1.9–2.3 at 32 there, the pair 1.57–1.85 ±
+    0.13–0.21, at the same cost, where D/M = 32 at M = 8 (D = 256) would need a reference twice as wide)."""
     scale = _scale(table)
     trained = trained_claim("resnet_departure", table, scale, "chizat.thm3/departure")
     still = untrained(table, "resnet_departure")

@@ -7,7 +7,7 @@ from mfx.resnet import plots
 
 pytestmark = (
     pytest.mark.slow
-)  # its quick sweep is ≈ 12 CPU-s (10 jobs, 16 reps): more than the default suite may add
+)  # its quick sweep is ≈ 11 CPU-s (6 jobs, 32 reps): more than the default suite may add
 
 CLAIMS = ["inside D = O(M)", "beyond D = O(M)", "the networks learn"]
 
