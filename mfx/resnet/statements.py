@@ -130,8 +130,8 @@ STATEMENTS: list[Statement] = [
             "ratio": "D/M is the controlled ratio: the bound depends on L and D/M only, so at fixed L and "
             "D/M the h_L error is flat in M, and the errors of every M collapse on one curve in D/M of "
             "slope 1/2 (D = c·M, c ≤ 4)",
-            "departure": "the condition D = O(M): inside it (D = 4·M) training lowers the output error to "
-            "the limit (K GD steps against k = 0), beyond it (D = 16·M) training raises it — the bound "
+            "departure": "the condition D = O(M): inside it (D ≤ 4·M) training lowers the output error to "
+            "the limit (K GD steps against k = 0), beyond it (D ≥ 16·M) training raises it — the bound "
             "stops holding.  The summary states the condition, not what happens beyond it: both directions "
             "are ours (derived, the beyond one measured)",
         },
