@@ -421,10 +421,11 @@ RANGES: dict[str, dict] = {
         "(at α = 2 they carry 33–83 % and flatten it to −0.66 … −0.76: a smaller α is worse).  The noise: "
         "each rep held one draw of L·M units (spread CV 11–39 % per size), so u = 0.05–0.11 against the "
         "0.075 the tolerance allows.  So each rep's i.i.d. distance became the RMS over 4 independent unit "
-        "draws (model.iid_draws; the reference, 80 % of the sweep's CPU, is shared: quick 14 → 16 CPU-s, "
-        "paper 68 → 74): the same seeds then read quick 0 −0.983 ± 0.035, 9050..9053 −1.011 ± 0.055, "
+        "draws (model.iid_draws; the reference, most of the sweep's CPU, is shared: quick 14 → 16 CPU-s, "
+        "paper 69 → 77): the same seeds then read quick 0 −0.983 ± 0.035, 9050..9053 −1.011 ± 0.055, "
         "−1.055 ± 0.047, −1.023 ± 0.030, −1.033 ± 0.034, 9060 −1.051 ± 0.029 (all pass), paper 0 −1.023 ± "
-        "0.018",
+        "0.018; fresh after it: quick 9080..9083 −0.983 ± 0.022, −0.970 ± 0.037, −0.975 ± 0.031, −1.009 ± "
+        "0.025, paper 9084 −1.033 ± 0.030: all pass",
     },
     "lazy_r": {
         "statement": "chizat.thm2/rise",
