@@ -168,7 +168,7 @@ def ratio_fit(table, metric="err_h"):
 # ------------------------------------------------------- beyond D = O(M) (resnet_departure)
 
 
-DEPARTURE_D_MIN_PER_M = 16  # resnet_departure's 'D ≫ M' cells: D = 16·M (inside: D = DIM_D_MAX_PER_M·M)
+DEPARTURE_D_MIN_PER_M = 16  # resnet_departure's 'D ≫ M' cells: D ≥ 16·M (inside: D ≤ DIM_D_MAX_PER_M·M)
 
 
 def departure_ratios(table):

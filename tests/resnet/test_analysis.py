@@ -96,7 +96,8 @@ def test_ratio_fit_reads_p_in_M_and_q_in_D_over_M_inside_8_d_out_le_D_le_4_M():
 
 
 def test_departure_reads_the_output_error_at_K_over_k_0_inside_D_le_4_M_and_beyond_D_ge_16_M():
-    """ρ per cell is RMS(step K)/RMS(step 0); the means are geometric over the cells of each side."""
+    """ρ per cell is the geometric mean over reps of each rep's err_f(K)/err_f(0) (one rep a cell here); the
+    means are geometric over the cells of each side."""
     cells = [
         (4, 4, 1.0, 0.5),
         (4, 16, 1.0, 0.2),
